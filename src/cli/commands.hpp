@@ -1,0 +1,13 @@
+// Each gemmlab subcommand adds itself to the application; main() only dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gemmlab::cli {
+
+void add_devices_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+void add_run_command(CLI::App& app);
+void add_lab_command(CLI::App& app);
+
+}  // namespace gemmlab::cli

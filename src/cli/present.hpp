@@ -1,0 +1,22 @@
+// Turning results into what a person reads on the terminal.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/run.hpp"
+#include "results/table.hpp"
+
+namespace gemmlab::cli {
+
+std::string fmt_ms(double ms);         // 3 significant digits, no exponent for ordinary values
+std::string fmt_gflops(double g);
+std::string fmt_percent(double ratio); // 0.953 -> "95.3%"
+std::string check_cell(const KernelRun& k);  // "ok 2.1e-07" or "FAIL ..."
+
+// The full table for one `gemmlab run`: kernel and cuBLAS rows, then the verification details.
+void print_run(const RunResult& r);
+// One line describing the setting (device, precision, L2, runs).
+std::string run_banner(const std::string& device, const RunResult& r);
+
+}  // namespace gemmlab::cli

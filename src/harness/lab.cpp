@@ -1,0 +1,34 @@
+#include "harness/lab.hpp"
+
+#include "core/error.hpp"
+
+namespace gemmlab {
+
+Lab::Lab(int device) : device_(query_device(device)) {
+  GEMMLAB_CUDA(cudaSetDevice(device));
+  GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  GEMMLAB_CUBLAS(cublasCreate(&cublas_));
+  GEMMLAB_CUBLAS(cublasSetStream(cublas_, stream_));
+}
+
+Lab::~Lab() {
+  if (cublas_) cublasDestroy(cublas_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+ExecContext Lab::context(void* workspace, std::size_t workspace_bytes) const {
+  return ExecContext{stream_, cublas_, workspace, workspace_bytes, &device_};
+}
+
+void Lab::flush_l2() {
+  if (!flush_.get()) flush_ = DeviceBuffer(std::size_t(device_.l2_bytes) * 2);
+  GEMMLAB_CUDA(cudaMemsetAsync(flush_.get(), ++flush_value_, flush_.bytes(), stream_));
+}
+
+std::size_t Lab::free_memory() const {
+  std::size_t free = 0, total = 0;
+  GEMMLAB_CUDA(cudaMemGetInfo(&free, &total));
+  return free;
+}
+
+}  // namespace gemmlab

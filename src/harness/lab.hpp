@@ -1,0 +1,39 @@
+// A Lab is one measurement session on one GPU: the stream, the cuBLAS handle, the buffer that
+// flushes L2 between timed runs, and the description of the device. Every command that touches
+// the GPU opens one Lab and runs everything through it.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "core/buffer.hpp"
+#include "core/device.hpp"
+#include "kernels/kernel.hpp"
+
+namespace gemmlab {
+
+class Lab {
+ public:
+  explicit Lab(int device = 0);  // throws Error when no GPU is usable
+  ~Lab();
+  Lab(const Lab&) = delete;
+  Lab& operator=(const Lab&) = delete;
+
+  const DeviceInfo& device() const { return device_; }
+  cudaStream_t stream() const { return stream_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  ExecContext context(void* workspace = nullptr, std::size_t workspace_bytes = 0) const;
+
+  // Enqueue a write over a buffer twice the size of L2, evicting A, B and C from it.
+  void flush_l2();
+  std::size_t free_memory() const;  // bytes free on the device now
+
+ private:
+  DeviceInfo device_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  DeviceBuffer flush_;
+  unsigned char flush_value_ = 0;
+};
+
+}  // namespace gemmlab

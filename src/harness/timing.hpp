@@ -1,0 +1,30 @@
+// Timing on the GPU: every run between its own pair of CUDA events, after warm-up.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "core/stats.hpp"
+#include "harness/lab.hpp"
+
+namespace gemmlab {
+
+struct TimingPlan {
+  int warmup = 3;           // untimed runs first (module load, clocks, caches)
+  int iters = 100;          // timed runs wanted
+  double max_seconds = 5;   // ... but no more timed time than this: fewer runs (at least 3) for slow kernels
+  bool flush_l2 = false;    // cold L2: flush before every timed run (outside the events)
+};
+
+struct Timing {
+  Stats ms;                  // per-run times in milliseconds
+  std::vector<double> samples;
+  int iters = 0;             // runs actually timed
+  bool capped = false;       // fewer than asked, because of max_seconds
+};
+
+// `prepare` runs before every run outside the events (e.g. restoring C when beta != 0).
+Timing time_runs(Lab& lab, const TimingPlan& plan, const std::function<void()>& run,
+                 const std::function<void()>& prepare = {});
+
+}  // namespace gemmlab

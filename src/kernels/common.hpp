@@ -1,0 +1,47 @@
+// Small helpers that kernel files share: a base class holding the KernelInfo, the usual
+// resource checks, and integer arithmetic.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "kernels/kernel.hpp"
+
+namespace gemmlab {
+
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Holds the description so that a kernel file only writes the behaviour.
+class KernelBase : public Kernel {
+ public:
+  explicit KernelBase(KernelInfo info) : info_(std::move(info)) {}
+  const KernelInfo& info() const override { return info_; }
+
+ protected:
+  KernelInfo info_;
+};
+
+// Does a block of `threads` threads and `smem` bytes of shared memory fit on `dev`?
+inline std::optional<std::string> check_block_fits(const DeviceInfo& dev, std::int64_t threads,
+                                                   std::size_t smem_bytes) {
+  if (threads > dev.max_threads_per_block)
+    return fmt::format("a block of {} threads exceeds the device limit of {}", threads,
+                       dev.max_threads_per_block);
+  if (smem_bytes > dev.smem_per_block_optin)
+    return fmt::format("{} bytes of shared memory per block exceed the device limit of {}", smem_bytes,
+                       dev.smem_per_block_optin);
+  return std::nullopt;
+}
+
+// Does a grid fit in the device's grid limits?
+inline std::optional<std::string> check_grid_fits(const DeviceInfo& dev, std::int64_t gx, std::int64_t gy,
+                                                  std::int64_t gz = 1) {
+  if (gx > dev.max_grid_dim[0] || gy > dev.max_grid_dim[1] || gz > dev.max_grid_dim[2])
+    return fmt::format("a grid of {} x {} x {} blocks exceeds the device limits ({} x {} x {})", gx, gy, gz,
+                       dev.max_grid_dim[0], dev.max_grid_dim[1], dev.max_grid_dim[2]);
+  return std::nullopt;
+}
+
+}  // namespace gemmlab

@@ -1,0 +1,86 @@
+// The command-line tool as a user meets it: bad input gets one clear line and a non-zero exit.
+// These run without a GPU; where one exists, the "no GPU" case is skipped.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include "core/device.hpp"
+
+namespace {
+
+struct Outcome {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run_cli(const std::string& args) {
+  const std::string cmd = std::string(GEMMLAB_EXE) + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), int(buf.size()), p)) o.output += buf.data();
+  const int raw = pclose(p);
+  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return o;
+}
+
+void expect_clean_failure(const std::string& args, const std::string& message) {
+  const Outcome o = run_cli(args);
+  SCOPED_TRACE("gemmlab " + args + "\n" + o.output);
+  EXPECT_NE(o.status, 0);
+  EXPECT_LT(o.status, 128) << "killed by a signal: a crash, not an error message";
+  EXPECT_NE(o.output.find(message), std::string::npos);
+  EXPECT_EQ(o.output.find("internal error"), std::string::npos);
+}
+
+}  // namespace
+
+TEST(Cli, ListWorksWithoutAGpu) {
+  const Outcome o = run_cli("list");
+  EXPECT_EQ(o.status, 0) << o.output;
+  EXPECT_NE(o.output.find("seed.naive"), std::string::npos);
+  EXPECT_NE(o.output.find("cublas.fp32"), std::string::npos);
+}
+
+TEST(Cli, HelpAndMissingSubcommand) {
+  EXPECT_EQ(run_cli("--help").status, 0);
+  EXPECT_NE(run_cli("").status, 0);
+  expect_clean_failure("frobnicate", "subcommand");
+}
+
+TEST(Cli, SizeZero) { expect_clean_failure("run --kernel seed.naive --size 0", "at least 1"); }
+TEST(Cli, SizeNegative) { expect_clean_failure("run --kernel seed.naive -m 64 -n -3 -k 64", "at least 1"); }
+TEST(Cli, SizeNotANumber) { expect_clean_failure("run --kernel seed.naive --size big", "size"); }
+TEST(Cli, SizeIncomplete) { expect_clean_failure("run --kernel seed.naive -m 64 -n 64", "incomplete shape"); }
+TEST(Cli, SizeMissing) { expect_clean_failure("run --kernel seed.naive", "problem size"); }
+TEST(Cli, SizeTooLargeForIndexing) { expect_clean_failure("run --kernel seed.naive --size 100000", "at most"); }
+TEST(Cli, UnknownKernel) { expect_clean_failure("run --kernel nope --size 64", "unknown kernel 'nope'"); }
+TEST(Cli, BlockNotAllowed) { expect_clean_failure("run --kernel seed.naive --block 64 --size 64", "block=64 is not allowed"); }
+TEST(Cli, UnknownParameter) { expect_clean_failure("run --kernel seed.naive --param tile=4 --size 64", "no parameter 'tile'"); }
+TEST(Cli, MalformedParameter) { expect_clean_failure("run --kernel seed.naive --param block --size 64", "NAME=VALUE"); }
+TEST(Cli, BadIters) { expect_clean_failure("run --kernel seed.naive --size 64 --iters 0", "iters"); }
+TEST(Cli, BadPrecisionOrOutput) { expect_clean_failure("run --kernel seed.naive --size 64 --output f8", "unknown output type"); }
+
+TEST(Cli, UnreadableNpy) {
+  expect_clean_failure("run --kernel seed.naive --a /nonexistent/a.npy --b /nonexistent/b.npy", "cannot open");
+}
+
+TEST(Cli, MalformedNpy) {
+  const std::string p = (std::filesystem::temp_directory_path() / "gemmlab_cli_bad.npy").string();
+  std::ofstream(p) << "definitely not numpy";
+  expect_clean_failure("run --kernel seed.naive --a " + p + " --b " + p, "not a .npy file");
+  std::filesystem::remove(p);
+}
+
+TEST(Cli, NoGpuSaysSoClearly) {
+  if (gemmlab::device_count() > 0) GTEST_SKIP() << "a GPU is present; this case is about machines without one";
+  expect_clean_failure("run --kernel seed.naive --size 64", "no CUDA GPU is available");
+  expect_clean_failure("devices", "no CUDA GPU is available");
+  expect_clean_failure("lab", "no CUDA GPU is available");
+}
