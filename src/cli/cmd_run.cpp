@@ -33,7 +33,7 @@ void run(const RunOptions& o) {
   spec.params = o.params.resolve();
   resolve_params(k, spec.params);  // reject bad parameters before opening the GPU
   if (!o.a_npy.empty() || !o.b_npy.empty()) {
-    if (o.a_npy.empty() || o.b_npy.empty()) throw Error("give both --a and --b .npy files, or neither");
+    if (o.a_npy.empty() || o.b_npy.empty()) throw Error("give both --input-a and --input-b .npy files, or neither");
     const HostMatrix a = read_npy(o.a_npy), b = read_npy(o.b_npy);
     if (a.cols != b.rows)
       throw Error(fmt::format("{} is {} x {} and {} is {} x {}: inner dimensions differ", o.a_npy, a.rows, a.cols,
@@ -80,8 +80,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--init", o.init, "input values: uniform in [-1,1) or the seeds' LinearInit")
       ->check(CLI::IsMember({"uniform", "linear"}));
   cmd->add_option("--seed", o.seed, "random seed for uniform inputs");
-  cmd->add_option("--a", o.a_npy, "read A from this .npy file");
-  cmd->add_option("--b", o.b_npy, "read B from this .npy file");
+  cmd->add_option("--input-a", o.a_npy, "read A from this .npy file");
+  cmd->add_option("--input-b", o.b_npy, "read B from this .npy file");
   cmd->add_option("--save-c", o.save_c, "write the kernel's C to this .npy file");
   cmd->add_option("--output", o.output, "type of C: f32 (default) or same (the operand type)");
   cmd->add_option("--alpha", o.alpha, "C = alpha*A*B + beta*C");

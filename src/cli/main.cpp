@@ -13,12 +13,12 @@ int main(int argc, char** argv) {
   using namespace gemmlab;
   cli::set_command_line(argc, argv);
   CLI::App app{"gemmlab: a lab for matrix multiplication on NVIDIA GPUs"};
-  app.require_subcommand(1);
-  cli::add_devices_command(app);
-  cli::add_list_command(app);
-  cli::add_run_command(app);
-  cli::add_lab_command(app);
   try {
+    app.require_subcommand(1);
+    cli::add_devices_command(app);
+    cli::add_list_command(app);
+    cli::add_run_command(app);
+    cli::add_lab_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

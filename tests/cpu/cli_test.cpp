@@ -68,13 +68,13 @@ TEST(Cli, BadIters) { expect_clean_failure("run --kernel seed.naive --size 64 --
 TEST(Cli, BadPrecisionOrOutput) { expect_clean_failure("run --kernel seed.naive --size 64 --output f8", "unknown output type"); }
 
 TEST(Cli, UnreadableNpy) {
-  expect_clean_failure("run --kernel seed.naive --a /nonexistent/a.npy --b /nonexistent/b.npy", "cannot open");
+  expect_clean_failure("run --kernel seed.naive --input-a /nonexistent/a.npy --input-b /nonexistent/b.npy", "cannot open");
 }
 
 TEST(Cli, MalformedNpy) {
   const std::string p = (std::filesystem::temp_directory_path() / "gemmlab_cli_bad.npy").string();
   std::ofstream(p) << "definitely not numpy";
-  expect_clean_failure("run --kernel seed.naive --a " + p + " --b " + p, "not a .npy file");
+  expect_clean_failure("run --kernel seed.naive --input-a " + p + " --input-b " + p, "not a .npy file");
   std::filesystem::remove(p);
 }
 
