@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     cli::add_run_command(app);
     cli::add_lab_command(app);
     cli::add_study_command(app);
+    cli::add_tune_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -8,10 +8,25 @@ namespace gemmlab {
 void register_cublas(Registry& r);
 // The seed ladder (src/kernels/seed/), in the order the seed documents build it up.
 void register_seed_naive(Registry& r);
+// The fast FP32 ladder (src/kernels/fp32/): CUDA cores, strict FP32, towards cuBLAS SGEMM.
+void register_fp32_blocktile(Registry& r);
+void register_fp32_vectorized(Registry& r);  // steps 2 and 3
+void register_fp32_warptile(Registry& r);
+void register_fp32_async(Registry& r);
+void register_fp32_raster(Registry& r);
+void register_fp32_splitk(Registry& r);
+void register_fp32_tuned(Registry& r);
 
 void register_all_kernels(Registry& r) {
   register_cublas(r);
   register_seed_naive(r);
+  register_fp32_blocktile(r);
+  register_fp32_vectorized(r);
+  register_fp32_warptile(r);
+  register_fp32_async(r);
+  register_fp32_raster(r);
+  register_fp32_splitk(r);
+  register_fp32_tuned(r);
 }
 
 }  // namespace gemmlab

@@ -1,0 +1,43 @@
+// Device-side building blocks shared by the FP32 and tensor-core ladders: asynchronous copies
+// (cp.async), and the epilogue that applies alpha and beta.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace gemmlab::dev {
+
+// Shared-memory address as the 32-bit value PTX wants.
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// cp.async: copy BYTES from global to shared without passing through registers (sm_80+).
+// `src_bytes` < BYTES zero-fills the rest: src_bytes = 0 writes zeros and reads nothing, which is
+// how out-of-range elements at the matrix edges become zeros in the tile.
+template <int BYTES>
+__device__ __forceinline__ void cp_async(void* smem, const void* gmem, int src_bytes) {
+  static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async copies 4, 8 or 16 bytes");
+  if constexpr (BYTES == 16) {
+    // .cg: cache in L2 only; the tile is reused from shared memory, not from L1.
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(smem)), "l"(gmem),
+                 "r"(src_bytes));
+  } else {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_addr(smem)), "l"(gmem), "n"(BYTES),
+                 "r"(src_bytes));
+  }
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Wait until at most N groups of this thread are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// C = alpha * acc + beta * C for one element; beta == 0 never reads C (it may hold NaN).
+__device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const float* c) {
+  return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
+}
+
+}  // namespace gemmlab::dev

@@ -1,0 +1,119 @@
+// The compiled set of pipelined FP32 configurations and their launcher.
+#include "kernels/fp32/pipelined.hpp"
+
+#include <fmt/format.h>
+
+#include "kernels/fp32/pipelined.cuh"
+
+// The dispatcher below calls templated lambdas ([]<class Cfg>() {...}); nvcc warns that Cfg does
+// not appear in their parameter list, which is the point.
+#pragma nv_diag_suppress 445
+
+namespace gemmlab::fp32 {
+
+__global__ void splitk_reduce(int M, int N, int splits, float alpha, float beta, const float* __restrict__ partial,
+                              float* __restrict__ C) {
+  const std::size_t total = std::size_t(M) * N;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    float sum = 0.0f;
+    for (int s = 0; s < splits; ++s) sum += partial[s * total + i];
+    C[i] = dev::epilogue(sum, alpha, beta, &C[i]);
+  }
+}
+
+namespace {
+
+constexpr int kBK = 16;
+
+// Calls f.template operator()<Cfg>() for the compiled configuration matching (c, b_vec).
+template <class F>
+auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
+  auto by_stages = [&](auto wm, auto wn) {
+    constexpr int WM = decltype(wm)::value, WN = decltype(wn)::value;
+    auto by_vec = [&](auto st) {
+      constexpr int ST = decltype(st)::value;
+      return b_vec ? f.template operator()<PipelinedConfig<WM, WN, kBK, ST, true>>()
+                   : f.template operator()<PipelinedConfig<WM, WN, kBK, ST, false>>();
+    };
+    switch (c.stages) {
+      case 2: return by_vec(std::integral_constant<int, 2>{});
+      case 3: return by_vec(std::integral_constant<int, 3>{});
+      default: return by_vec(std::integral_constant<int, 4>{});
+    }
+  };
+  using I = std::integral_constant<int, 1>;
+  using II = std::integral_constant<int, 2>;
+  using IV = std::integral_constant<int, 4>;
+  if (c.tile_m == 128 && c.tile_n == 128) return by_stages(IV{}, II{});
+  if (c.tile_m == 128 && c.tile_n == 64) return by_stages(IV{}, I{});
+  if (c.tile_m == 64 && c.tile_n == 128) return by_stages(II{}, II{});
+  return by_stages(II{}, I{});
+}
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+std::string to_string(const PipelinedChoice& c) {
+  return fmt::format("{}x{}x{} stages={} group={} splits={}", c.tile_m, c.tile_n, kBK, c.stages, c.group_m, c.splits);
+}
+
+int pipelined_threads(const PipelinedChoice& c) {
+  return dispatch(c, true, []<class Cfg>() { return Cfg::kThreads; });
+}
+
+std::size_t pipelined_smem_bytes(const PipelinedChoice& c) {
+  return dispatch(c, true, []<class Cfg>() { return Cfg::kSmemBytes; });
+}
+
+const void* pipelined_function(const PipelinedChoice& c, bool b_vec) {
+  return dispatch(c, b_vec, []<class Cfg>() { return reinterpret_cast<const void*>(&pipelined_gemm<Cfg>); });
+}
+
+dim3 pipelined_grid(const PipelinedChoice& c, const Shape& s) {
+  const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
+  return dim3(unsigned(tiles), 1, unsigned(c.splits));
+}
+
+std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s) {
+  return c.splits > 1 ? std::size_t(c.splits) * std::size_t(s.m) * std::size_t(s.n) * sizeof(float) : 0;
+}
+
+std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z) {
+  const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
+  if (tiles > max_grid_x) return fmt::format("{} tiles exceed the grid limit of {}", tiles, max_grid_x);
+  if (c.splits > max_grid_z) return fmt::format("{} splits exceed the grid limit of {}", c.splits, max_grid_z);
+  return std::nullopt;
+}
+
+double pipelined_global_loads(const PipelinedChoice& c, const Shape& s) {
+  const double tm = double((s.m + c.tile_m - 1) / c.tile_m), tn = double((s.n + c.tile_n - 1) / c.tile_n);
+  return tm * tn * double(s.k) * (c.tile_m + c.tile_n);
+}
+
+void launch_pipelined(const PipelinedChoice& c, const Shape& s, float alpha, const float* a, const float* b, float beta,
+                      float* cmat, void* workspace, cudaStream_t stream) {
+  const int M = int(s.m), N = int(s.n), K = int(s.k);
+  const int splits = std::max(1, c.splits);
+  // Each split takes a whole number of BK-deep tiles.
+  const int k_tiles = (K + kBK - 1) / kBK;
+  const int k_per_split = ((k_tiles + splits - 1) / splits) * kBK;
+  PipelinedArgs args{M, N, K, alpha, beta, a, b, cmat, k_per_split,
+                     splits > 1 ? static_cast<float*>(workspace) : nullptr, c.group_m,
+                     N % 4 == 0 && aligned16(cmat) && aligned16(workspace)};
+  if (splits > 1 && !workspace) throw Error("split-K needs a workspace");
+  const bool b_vec = N % 4 == 0 && aligned16(b);
+  dispatch(c, b_vec, [&]<class Cfg>() {
+    launch_pipelined<Cfg>(args, splits, stream);
+    return 0;
+  });
+  if (splits > 1) {
+    const int threads = 256;
+    const int blocks = int(std::min<std::int64_t>((s.m * s.n + threads - 1) / threads, 132 * 16));
+    splitk_reduce<<<blocks, threads, 0, stream>>>(M, N, splits, alpha, beta, args.partial, cmat);
+    GEMMLAB_CHECK_LAUNCH();
+  }
+}
+
+}  // namespace gemmlab::fp32

@@ -1,0 +1,45 @@
+// Host-side view of the pipelined FP32 kernel template (pipelined.cuh): which configurations are
+// compiled, and how to launch one. Ladder steps 5-8 (async, raster, splitk, tuned) are thin
+// kernels over this.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "core/types.hpp"
+
+namespace gemmlab::fp32 {
+
+// One compiled configuration. tile_m in {64, 128}, tile_n in {64, 128}, stages in {2, 3, 4};
+// the 16-byte B path is chosen at launch from the shape and the pointers.
+struct PipelinedChoice {
+  int tile_m = 128, tile_n = 128, stages = 3;
+  int group_m = 0;  // rasterisation group (0: row by row)
+  int splits = 1;   // split-K factor (1: none)
+};
+
+std::string to_string(const PipelinedChoice& c);
+
+// Threads, dynamic shared memory and the __global__ function of a configuration.
+int pipelined_threads(const PipelinedChoice& c);
+std::size_t pipelined_smem_bytes(const PipelinedChoice& c);
+const void* pipelined_function(const PipelinedChoice& c, bool b_vec);
+dim3 pipelined_grid(const PipelinedChoice& c, const Shape& s);
+
+// Scratch memory for split-K partial sums.
+std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s);
+
+// Why this configuration cannot run on this shape (grid limits), or nothing.
+std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z);
+
+// C = alpha A B + beta C with configuration c. workspace must hold pipelined_workspace_bytes.
+void launch_pipelined(const PipelinedChoice& c, const Shape& s, float alpha, const float* a, const float* b, float beta,
+                      float* cmat, void* workspace, cudaStream_t stream);
+
+// Global loads the configuration issues (for the traffic model): each block reads its A and B panels.
+double pipelined_global_loads(const PipelinedChoice& c, const Shape& s);
+
+}  // namespace gemmlab::fp32

@@ -1,0 +1,52 @@
+// Base of the ladder steps built on the pipelined template: a step only says which configuration
+// it runs for a shape (choose); reject/traffic/plan/launch follow from that.
+#pragma once
+
+#include "kernels/common.hpp"
+#include "kernels/fp32/pipelined.hpp"
+
+namespace gemmlab::fp32 {
+
+// SM count of the current GPU (132 on an H100), or 132 when no GPU can be asked: choices that
+// depend on it must still be computable offline (lists, models).
+int current_sm_count();
+
+class PipelinedKernel : public KernelBase {
+ public:
+  using KernelBase::KernelBase;
+  virtual PipelinedChoice choose(const Shape& s, const Params& p) const = 0;
+
+  std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& dev) const override {
+    return pipelined_reject(choose(s, p), s, dev.max_grid_dim[0], dev.max_grid_dim[2]);
+  }
+
+  TrafficModel traffic(const Shape& s, const Params& p) const override {
+    const PipelinedChoice c = choose(s, p);
+    TrafficModel t;
+    t.flops = s.flops();
+    t.global_loads = pipelined_global_loads(c, s);
+    t.global_stores = double(s.m) * s.n;
+    if (c.splits > 1) {  // partial sums written, then read back by the reduction
+      t.global_stores += double(c.splits) * s.m * s.n;
+      t.global_loads += double(c.splits) * s.m * s.n;
+    }
+    return t;
+  }
+
+  LaunchPlan plan(const Shape& s, const Params& p) const override {
+    const PipelinedChoice c = choose(s, p);
+    return {pipelined_function(c, s.n % 4 == 0), pipelined_grid(c, s), dim3(unsigned(pipelined_threads(c))),
+            pipelined_smem_bytes(c)};
+  }
+
+  std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
+    return pipelined_workspace_bytes(choose(s, p), s);
+  }
+
+  void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
+    launch_pipelined(choose(g.shape, p), g.shape, g.alpha, static_cast<const float*>(g.a),
+                     static_cast<const float*>(g.b), g.beta, static_cast<float*>(g.c), ctx.workspace, ctx.stream);
+  }
+};
+
+}  // namespace gemmlab::fp32
