@@ -16,6 +16,12 @@ void register_fp32_async(Registry& r);
 void register_fp32_raster(Registry& r);
 void register_fp32_splitk(Registry& r);
 void register_fp32_tuned(Registry& r);
+// The tensor-core ladder (src/kernels/tensor/): TF32, BF16, FP16 with FP32 accumulation.
+void register_tc_wmma(Registry& r);
+void register_tc_mma(Registry& r);
+#ifdef GEMMLAB_HAVE_SM90A
+void register_tc_hopper(Registry& r);  // steps 3-7, built for sm_90a
+#endif
 
 void register_all_kernels(Registry& r) {
   register_cublas(r);
@@ -27,6 +33,11 @@ void register_all_kernels(Registry& r) {
   register_fp32_raster(r);
   register_fp32_splitk(r);
   register_fp32_tuned(r);
+  register_tc_wmma(r);
+  register_tc_mma(r);
+#ifdef GEMMLAB_HAVE_SM90A
+  register_tc_hopper(r);
+#endif
 }
 
 }  // namespace gemmlab

@@ -11,6 +11,10 @@
 
 namespace gemmlab {
 
+// SM count of the current GPU (132 on an H100), or 132 when no GPU can be asked: choices that
+// depend on it (persistent grids, the FP32 dispatcher) must still be computable offline.
+int current_sm_count();
+
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Holds the description so that a kernel file only writes the behaviour.

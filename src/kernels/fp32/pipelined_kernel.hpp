@@ -7,10 +7,6 @@
 
 namespace gemmlab::fp32 {
 
-// SM count of the current GPU (132 on an H100), or 132 when no GPU can be asked: choices that
-// depend on it must still be computable offline (lists, models).
-int current_sm_count();
-
 class PipelinedKernel : public KernelBase {
  public:
   using KernelBase::KernelBase;

@@ -15,21 +15,6 @@
 
 namespace gemmlab {
 
-namespace fp32 {
-
-int current_sm_count() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 132;
-    }
-    return n;
-  }();
-  return sms;
-}
-
-}  // namespace fp32
 
 namespace {
 
@@ -78,7 +63,7 @@ class Tuned final : public fp32::PipelinedKernel {
  public:
   Tuned() : PipelinedKernel(describe()) {}
   fp32::PipelinedChoice choose(const Shape& s, const Params&) const override {
-    return choose_for(s, fp32::current_sm_count());
+    return choose_for(s, current_sm_count());
   }
 
  private:

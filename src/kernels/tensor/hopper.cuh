@@ -1,0 +1,371 @@
+// The Hopper (sm_90a) GEMM template behind tensor-core ladder steps 3 to 7.
+//
+// Levels: a CTA computes a 128 x BN tile of C (BN = 256); each of its two *consumer* warpgroups
+// (4 warps, 128 threads) owns 64 rows and issues wgmma.m64nBNk16, which reads A and B straight
+// from shared memory and accumulates 64 x BN FP32 values in registers. Tiles reach shared memory
+// by TMA (cp.async.bulk.tensor): one thread describes a whole 128 x 64 or 64 x 64 box, the copy
+// engine moves it, swizzled for conflict-free reads, and counts the bytes on an mbarrier.
+//
+// Pipeline: STAGES slots, each with a "full" mbarrier (TMA bytes landed) and an "empty" one
+// (consumers finished reading). The producer waits for empty, arms full with the byte count and
+// issues the copies; consumers wait for full, issue 4 wgmmas (BK = 64 = 4 x k16), keep one batch in
+// flight and release the slot of the batch before.
+//
+// The ladder's steps are compile-time features of this one kernel (Cfg):
+//   step 3  kWarpSpecialized = false: two warpgroups, both consume; thread 0 also produces.
+//   step 4  kWarpSpecialized = true: a third warpgroup only produces (one thread issues TMA); with
+//           setmaxnreg it gives registers back (40) and the consumers take them (232).
+//   step 5  kPersistent: one CTA per SM loops over tiles in a grouped order (L2 reuse); the producer
+//           runs into the next tile while consumers store the last one.
+//   step 6  kCluster = 2: two CTAs on neighbouring rows of tiles form a cluster; each loads half of
+//           the shared B tile and multicasts it to both (half the B traffic from L2).
+//   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/device_utils.cuh"
+#include "kernels/tensor/tc_types.cuh"
+#include "kernels/tensor/wgmma_ops.cuh"
+
+namespace gemmlab::tc::sm90 {
+
+// ---- PTX wrappers ------------------------------------------------------------------------------
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(dev::smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(dev::smem_addr(bar)) : "memory");
+}
+// Arrive on the barrier at the same offset in the shared memory of CTA `rank` of this cluster.
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(dev::smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          dev::smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+// The same box lands at the same offset in every CTA of `mask`, and completes on each one's barrier.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
+                                                   std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
+      "%5}], [%2], %3;\n" ::"r"(dev::smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "h"(mask), "r"(x), "r"(y)
+      : "memory");
+}
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(dev::smem_addr(src)), "r"(x), "r"(y)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// Shared-memory matrix descriptor with 128-byte swizzling (the layout TMA's SWIZZLE_128B writes).
+//   K-major (A): rows of 64 elements (128 B), 8-row atoms of 1024 B: SBO = 1024, LBO unused.
+//   MN-major (B): each k row holds 64 n-elements (128 B); 8 k-rows form a 1024-B atom (SBO = 1024 B,
+//   the step to the next 8 k); the next 64 n-columns are another TMA box, LBO bytes further.
+__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+  const std::uint64_t addr = dev::smem_addr(p);
+  return ((addr & 0x3FFFF) >> 4) | (std::uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
+         (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(1) << 62);
+}
+
+// ---- configuration ---------------------------------------------------------------------------
+
+template <Precision P, class OutT, int BN_, int STAGES_, bool WS, bool PERSISTENT, int CLUSTER, bool TMA_EPI>
+struct HopperConfig {
+  using T = operand_t<P>;
+  using Out = OutT;
+  static constexpr Precision kPrecision = P;
+  static constexpr int BM = 128, BN = BN_, BK = 64, STAGES = STAGES_;
+  static constexpr bool kWarpSpecialized = WS, kPersistent = PERSISTENT, kTmaEpilogue = TMA_EPI;
+  static constexpr int kCluster = CLUSTER;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = (kConsumers + (WS ? 1 : 0)) * 128;
+  static constexpr int kAccum = BN / 2;  // FP32 accumulators per consumer thread (64 x BN / 128)
+  static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 KB
+  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
+  static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static constexpr int EPI_COLS = BN / 2;  // the epilogue stores half a warpgroup's tile per pass
+  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * 64 * EPI_COLS * int(sizeof(OutT)) : 0;
+  static constexpr int BAR_BYTES = 2 * STAGES * 8;
+  static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
+  static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
+  static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
+};
+
+struct HopperArgs {
+  int M, N, K;
+  float alpha, beta;
+  void* C;           // row-major M x N of Cfg::Out (the direct epilogue writes through it)
+  int group_m;       // tile rows per raster group (persistent order)
+};
+
+// Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
+// CTA of a cluster). Units are visited group_m unit-rows at a time, column by column inside a group,
+// so the tiles resident on the GPU at one time share A and B panels in L2.
+__device__ __forceinline__ void unit_coords(int unit, int units_m, int units_n, int group_m, int& um, int& un) {
+  const int per_group = group_m * units_n;
+  const int first = (unit / per_group) * group_m;
+  const int rows = min(units_m - first, group_m);
+  um = first + (unit % per_group) % rows;
+  un = (unit % per_group) / rows;
+}
+
+template <class Cfg>
+__device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kAccum], std::uint64_t da, std::uint64_t db, int scale_d) {
+  if constexpr (Cfg::kPrecision == Precision::bf16) {
+    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16(d, da, db, scale_d);
+    else wgmma_m64n128k16_bf16(d, da, db, scale_d);
+  } else {
+    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16(d, da, db, scale_d);
+    else wgmma_m64n128k16_f16(d, da, db, scale_d);
+  }
+}
+
+// Two adjacent outputs (columns c, c+1 of row r) from the accumulators, with alpha and beta.
+template <class OutT>
+__device__ __forceinline__ void store_pair(OutT* out, float v0, float v1, float alpha, float beta) {
+  if constexpr (sizeof(OutT) == 4) {
+    float2 v = make_float2(alpha * v0, alpha * v1);
+    if (beta != 0.0f) {
+      const float2 o = *reinterpret_cast<const float2*>(out);
+      v.x += beta * o.x, v.y += beta * o.y;
+    }
+    *reinterpret_cast<float2*>(out) = v;
+  } else {
+    store_output(out, v0, alpha, beta);
+    store_output(out + 1, v1, alpha, beta);
+  }
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    hopper_gemm(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                const __grid_constant__ CUtensorMap tm_c, const HopperArgs args) {
+  using T = typename Cfg::T;
+  using OutT = typename Cfg::Out;
+  constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
+  extern __shared__ unsigned char smem_raw[];
+  // Swizzled TMA boxes must start on 1024 bytes.
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  unsigned char* a_tiles = smem;
+  unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
+  unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
+  auto* full = reinterpret_cast<std::uint64_t*>(epi + Cfg::EPI_BYTES);
+  std::uint64_t* empty = full + S;
+
+  const int wg = threadIdx.x / 128;  // warpgroup
+  const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 1);                                     // the producer's expect_tx arrival
+      mbar_init(&empty[s], Cfg::kConsumers * Cfg::kCluster);      // every consumer of the cluster
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  if constexpr (Cfg::kCluster > 1) cluster_sync(); else __syncthreads();
+
+  const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
+  const int units_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster, units_n = tiles_n;
+  const int units = units_m * units_n;
+  const int k_tiles = (args.K + BK - 1) / BK;
+  const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
+  const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
+  const int group_m = args.group_m > 0 ? args.group_m : units_m;
+
+  // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
+  auto produce = [&](int it, int tm, int tn, int kt) {
+    const int s = it % S;
+    mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
+    mbar_expect_tx(&full[s], Cfg::STAGE_BYTES);
+    tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
+    unsigned char* b = b_tiles + s * Cfg::B_BYTES;
+    constexpr int boxes = BN / 64;
+    if constexpr (Cfg::kCluster == 1) {
+      for (int j = 0; j < boxes; ++j) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + 64 * j, kt * BK);
+    } else {
+      // Both CTAs of the cluster need this B tile: each loads half of the boxes, for both.
+      for (int j = int(rank) * boxes / 2; j < (int(rank) + 1) * boxes / 2; ++j)
+        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + 64 * j, kt * BK, 0x3);
+    }
+  };
+
+  if constexpr (Cfg::kWarpSpecialized) {
+    if (wg == 0) {  // producer warpgroup
+      setmaxnreg_dec<40>();
+      if (threadIdx.x == 0) {
+        int it = 0;
+        for (int u = first_unit; u < units; u += unit_step) {
+          int um, un;
+          unit_coords(u, units_m, units_n, group_m, um, un);
+          for (int kt = 0; kt < k_tiles; ++kt) produce(it++, um * Cfg::kCluster + int(rank), un, kt);
+        }
+      }
+      if constexpr (Cfg::kCluster > 1) cluster_sync();  // peers may still arrive on our barriers
+      return;
+    }
+    setmaxnreg_inc<232>();
+  }
+
+  // ---- consumers -------------------------------------------------------------------------------
+  const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*64 .. ci*64+63
+  const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32;
+  const bool leader = ctid == 0;
+  auto release = [&](int s) {
+    if (leader) {
+      if constexpr (Cfg::kCluster == 1) {
+        mbar_arrive(&empty[s]);
+      } else {
+        for (unsigned r = 0; r < unsigned(Cfg::kCluster); ++r) mbar_arrive_cluster(&empty[s], r);
+      }
+    }
+  };
+
+  float d[Cfg::kAccum];
+  int it = 0;
+  // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
+  int produced = 0;
+  auto produce_ahead = [&](int upto) {
+    if constexpr (!Cfg::kWarpSpecialized) {
+      if (threadIdx.x == 0) {
+        // Walk the same schedule: produced counts k-tiles across units.
+        while (produced < upto) {
+          const int unit_index = produced / k_tiles, kt = produced % k_tiles;
+          const int u = first_unit + unit_index * unit_step;
+          if (u >= units) break;
+          int um, un;
+          unit_coords(u, units_m, units_n, group_m, um, un);
+          produce(produced, um * Cfg::kCluster + int(rank), un, kt);
+          ++produced;
+        }
+      }
+      __syncwarp();
+    }
+  };
+  produce_ahead(S - 1);
+
+  for (int u = first_unit; u < units; u += unit_step) {
+    int um, un;
+    unit_coords(u, units_m, units_n, group_m, um, un);
+    const int tm = um * Cfg::kCluster + int(rank), tn = un;
+    int prev = -1;
+    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+      const int s = it % S;
+      mbar_wait(&full[s], (it / S) & 1);
+      wgmma_fence();
+      const unsigned char* a = a_tiles + s * Cfg::A_BYTES + ci * 64 * 128;  // 64 rows of 128 B
+      const unsigned char* b = b_tiles + s * Cfg::B_BYTES;
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk)
+        wgmma_tile<Cfg>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, Cfg::B_BOX_BYTES, 1024),
+                        (kt > 0 || kk > 0) ? 1 : 0);
+      wgmma_commit();
+      wgmma_wait<1>();  // the batch before this one is done: its slot can be refilled
+      if (prev >= 0) release(prev);
+      prev = s;
+      produce_ahead(it + S);
+    }
+    wgmma_wait<0>();
+    if (prev >= 0) release(prev);
+
+    // ---- epilogue: row r = tile row + ci*64 + warp*16 + lane/4 (+8); columns 8j + 2*(lane%4) ----
+    const int row0 = tm * BM + ci * 64, col0 = tn * BN;
+    if (tm >= tiles_m) continue;  // the cluster's spare CTA (odd number of tile rows)
+    if (Cfg::kTmaEpilogue && args.beta == 0.0f) {
+      OutT* cs = reinterpret_cast<OutT*>(epi) + ci * 64 * Cfg::EPI_COLS;
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
+#pragma unroll
+        for (int j = half * (Cfg::EPI_COLS / 8); j < (half + 1) * (Cfg::EPI_COLS / 8); ++j) {
+          const int r = warp * 16 + lane / 4, c = 8 * j + 2 * (lane % 4) - half * Cfg::EPI_COLS;
+          cs[r * Cfg::EPI_COLS + c] = from_float<OutT>(args.alpha * d[4 * j]);
+          cs[r * Cfg::EPI_COLS + c + 1] = from_float<OutT>(args.alpha * d[4 * j + 1]);
+          cs[(r + 8) * Cfg::EPI_COLS + c] = from_float<OutT>(args.alpha * d[4 * j + 2]);
+          cs[(r + 8) * Cfg::EPI_COLS + c + 1] = from_float<OutT>(args.alpha * d[4 * j + 3]);
+        }
+        fence_proxy_async();  // make the generic-proxy writes visible to the TMA engine
+        named_barrier(1 + ci, 128);
+        if (leader) {
+          tma_store(&tm_c, cs, col0 + half * Cfg::EPI_COLS, row0);
+          tma_store_wait_read();
+        }
+      }
+    } else {
+      OutT* C = static_cast<OutT*>(args.C);
+#pragma unroll
+      for (int j = 0; j < Cfg::kAccum / 4; ++j) {
+        const int r = row0 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+        if (c >= args.N) continue;  // N % 8 == 0 on this path, so c + 1 < N too
+        if (r < args.M) store_pair(C + std::size_t(r) * args.N + c, d[4 * j], d[4 * j + 1], args.alpha, args.beta);
+        if (r + 8 < args.M)
+          store_pair(C + std::size_t(r + 8) * args.N + c, d[4 * j + 2], d[4 * j + 3], args.alpha, args.beta);
+      }
+    }
+  }
+  if constexpr (Cfg::kCluster > 1) cluster_sync();
+}
+
+}  // namespace gemmlab::tc::sm90

@@ -1,0 +1,228 @@
+// Tensor-core ladder, steps 3-7: the Hopper kernels (wgmma, TMA, mbarriers, warp specialisation,
+// persistence, clusters, TMA epilogue). Built for sm_90a only; the device code is in hopper.cuh.
+//
+// Any M, N, K >= 1: TMA needs every row to start on 16 bytes (K and N multiples of 8 for 16-bit
+// types) and the pointers 16-byte aligned. Other shapes run the mma.sync kernel (step 2) instead:
+// the fast path when aligned, a correct path otherwise.
+#include <mutex>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/common.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/tensor/hopper.cuh"
+#include "kernels/tensor/mma_sync.hpp"
+#include "kernels/tensor/tma.hpp"
+
+namespace gemmlab {
+
+namespace {
+
+using tc::sm90::HopperArgs;
+using tc::sm90::HopperConfig;
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+bool tma_path(const GemmArgs& g) {
+  return g.shape.k % 8 == 0 && g.shape.n % 8 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
+}
+
+// The grid a configuration launches for a shape on a GPU with `sms` SMs.
+template <class Cfg>
+unsigned grid_size(const Shape& s, int sms) {
+  const std::int64_t tiles_m = ceil_div(s.m, Cfg::BM), tiles_n = ceil_div(s.n, Cfg::BN);
+  const std::int64_t units = ceil_div(tiles_m, Cfg::kCluster) * tiles_n;
+  const std::int64_t clusters = Cfg::kPersistent ? std::min<std::int64_t>(units, sms / Cfg::kCluster) : units;
+  return unsigned(clusters * Cfg::kCluster);
+}
+
+// Tensor maps for one (A, B, C, shape): building them costs microseconds, so the last ones are kept
+// (a benchmark launches the same GEMM many times).
+struct Maps {
+  CUtensorMap a, b, c;
+};
+
+template <class Cfg>
+class MapCache {
+ public:
+  Maps get(const GemmArgs& g) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!valid_ || key_a_ != g.a || key_b_ != g.b || key_c_ != g.c || !(key_shape_ == g.shape)) {
+      using T = typename Cfg::T;
+      constexpr DType ab = sizeof(T) == 2 && std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
+      constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
+      maps_.a = tc::make_tensor_map_2d(g.a, ab, g.shape.m, g.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
+      maps_.b = tc::make_tensor_map_2d(g.b, ab, g.shape.k, g.shape.n, Cfg::BK, 64, tc::Swizzle::b128);
+      maps_.c = Cfg::kTmaEpilogue ? tc::make_tensor_map_2d(g.c, out, g.shape.m, g.shape.n, 64, Cfg::EPI_COLS, tc::Swizzle::none)
+                                  : maps_.a;  // unused by the kernel
+      key_a_ = g.a, key_b_ = g.b, key_c_ = g.c, key_shape_ = g.shape, valid_ = true;
+    }
+    return maps_;
+  }
+
+ private:
+  std::mutex mu_;
+  bool valid_ = false;
+  const void *key_a_ = nullptr, *key_b_ = nullptr, *key_c_ = nullptr;
+  Shape key_shape_;
+  Maps maps_{};
+};
+
+template <class Cfg>
+void launch_hopper(const GemmArgs& g, const ExecContext& ctx, int group_m) {
+  static MapCache<Cfg> cache;
+  static std::once_flag once;
+  auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
+  std::call_once(once, [&] {
+    GEMMLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
+  });
+  const Maps maps = cache.get(g);
+  const HopperArgs args{int(g.shape.m), int(g.shape.n), int(g.shape.k), g.alpha, g.beta, g.c, group_m};
+  const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(grid_size<Cfg>(g.shape, sms));
+  cfg.blockDim = dim3(Cfg::kThreads);
+  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+  cfg.stream = ctx.stream;
+  cudaLaunchAttribute attr[1];
+  if (Cfg::kCluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, maps.c, args));
+}
+
+// One ladder step in one precision. CfgF32 writes FP32 C; CfgSame (or void) the operand type.
+template <class CfgF32, class CfgSame>
+class HopperKernel final : public KernelBase {
+ public:
+  HopperKernel(KernelInfo info, int group_m) : KernelBase(std::move(info)), group_m_(group_m) {}
+
+  std::optional<std::string> reject(const Shape& s, const Params&, const DeviceInfo& dev) const override {
+    if (dev.cc() != 90)
+      return fmt::format("needs an sm_90 GPU (Hopper: wgmma and TMA are sm_90a instructions); {} is sm_{}", dev.name,
+                         dev.cc());
+    if (CfgF32::kSmemBytes > dev.smem_per_block_optin)
+      return fmt::format("needs {} bytes of shared memory per block", CfgF32::kSmemBytes);
+    if (grid_size<CfgF32>(s, dev.sm_count) > unsigned(dev.max_grid_dim[0])) return std::string("too many tiles for one grid");
+    return std::nullopt;
+  }
+
+  TrafficModel traffic(const Shape& s, const Params&) const override {
+    // Each tile reads a BM x K panel of A and a K x BN panel of B; a cluster of 2 fetches its
+    // shared B panel once (multicast).
+    const double tiles_m = double(ceil_div(s.m, CfgF32::BM)), tiles_n = double(ceil_div(s.n, CfgF32::BN));
+    TrafficModel t;
+    t.flops = s.flops();
+    t.global_loads = tiles_m * tiles_n * double(s.k) * (CfgF32::BM + double(CfgF32::BN) / CfgF32::kCluster);
+    t.global_stores = double(s.m) * s.n;
+    t.element_bytes = 2;
+    return t;
+  }
+
+  LaunchPlan plan(const Shape& s, const Params&) const override {
+    return {reinterpret_cast<const void*>(&tc::sm90::hopper_gemm<CfgF32>), dim3(grid_size<CfgF32>(s, current_sm_count())),
+            dim3(CfgF32::kThreads), CfgF32::kSmemBytes};
+  }
+
+  void launch(const GemmArgs& g, const Params&, const ExecContext& ctx) const override {
+    if (!tma_path(g)) {  // the correct path for shapes TMA cannot describe
+      tc::launch_mma_sync(info_.precision, g, ctx.stream);
+      return;
+    }
+    if (g.c_type == DType::f32) {
+      launch_hopper<CfgF32>(g, ctx, group_m_);
+    } else if constexpr (!std::is_void_v<CfgSame>) {
+      launch_hopper<CfgSame>(g, ctx, group_m_);
+    } else {
+      throw Error(fmt::format("kernel {} writes FP32 C only", info_.id));
+    }
+  }
+
+ private:
+  int group_m_;
+};
+
+struct Step {
+  const char* name;
+  int step;
+  const char* title;
+  const char* origin;
+  const char* summary;
+};
+
+constexpr Step kSteps[] = {
+    {"wgmma", 3, "wgmma from TMA-filled shared memory, mbarrier pipeline (4 stages, 128x256x64)",
+     "technique: Hopper wgmma.mma_async + TMA (cp.async.bulk.tensor) + mbarrier, sm_90a",
+     "Two warpgroups each issue wgmma.m64n256k16 on 128-byte-swizzled tiles that TMA copies in; "
+     "full/empty mbarriers pace a 4-stage pipeline; thread 0 also issues the copies."},
+    {"warpspec", 4, "Warp specialisation: a producer warpgroup, two consumers, setmaxnreg",
+     "technique: producer/consumer warpgroups with register reallocation (setmaxnreg)",
+     "A third warpgroup only issues TMA (one thread) and drops to 40 registers; the two consumer "
+     "warpgroups only wait and multiply, with 232 registers each."},
+    {"persistent", 5, "Persistent grid: one CTA per SM over all tiles, grouped order for L2",
+     "technique: persistent kernels, tile rasterisation",
+     "132 CTAs loop over the tiles in groups of tile rows; the producer fetches the next tile while the "
+     "consumers store the last one."},
+    {"cluster", 6, "Thread-block clusters of 2 with TMA multicast of the shared B tile",
+     "technique: thread-block clusters (sm_90), TMA .multicast::cluster",
+     "Two CTAs on neighbouring tile rows share their B tile: each loads half and multicasts it to "
+     "both, halving B's L2 traffic; empty barriers count the consumers of both CTAs."},
+    {"tma_epilogue", 7, "Epilogue through shared memory and TMA stores",
+     "technique: TMA bulk tensor stores (cp.async.bulk.tensor shared -> global)",
+     "Accumulators are converted into shared memory and leave by TMA stores in 64x128 boxes, clipped "
+     "at the matrix edges by the copy engine (beta == 0; with beta, direct stores)."},
+};
+
+template <Precision P, int STEP>
+void add_step(Registry& r) {
+  using T = tc::operand_t<P>;
+  const Step& st = kSteps[STEP - 3];
+  KernelInfo i;
+  i.id = fmt::format("tc.{}.{}", st.name, precision_name(P));
+  i.family = "tensor";
+  i.step = st.step;
+  i.precision = P;
+  i.title = fmt::format("{}, {}", st.title, precision_name(P));
+  i.origin = st.origin;
+  i.summary = st.summary;
+  i.constraints = "any M, N, K >= 1; TMA fast path when K and N are multiples of 8, mma.sync path otherwise";
+  i.min_cc = 90;
+  constexpr int kGroup = 8;
+  if constexpr (STEP == 3) {
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, false, false, 1, false>, void>>(i, kGroup));
+  } else if constexpr (STEP == 4) {
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, false, 1, false>, void>>(i, kGroup));
+  } else if constexpr (STEP == 5) {
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 1, false>, void>>(i, kGroup));
+  } else if constexpr (STEP == 6) {
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, false>, void>>(i, kGroup));
+  } else {
+    i.outputs = {DType::f32, operand_type(P)};
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 3, true, true, 2, true>,
+                                        HopperConfig<P, T, 256, 3, true, true, 2, true>>>(i, kGroup));
+  }
+}
+
+}  // namespace
+
+void register_tc_hopper(Registry& r) {
+  add_step<Precision::bf16, 3>(r);
+  add_step<Precision::fp16, 3>(r);
+  add_step<Precision::bf16, 4>(r);
+  add_step<Precision::fp16, 4>(r);
+  add_step<Precision::bf16, 5>(r);
+  add_step<Precision::fp16, 5>(r);
+  add_step<Precision::bf16, 6>(r);
+  add_step<Precision::fp16, 6>(r);
+  add_step<Precision::bf16, 7>(r);
+  add_step<Precision::fp16, 7>(r);
+}
+
+}  // namespace gemmlab

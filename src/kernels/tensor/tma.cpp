@@ -1,0 +1,58 @@
+#include "kernels/tensor/tma.hpp"
+
+#include <mutex>
+
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace gemmlab::tc {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    GEMMLAB_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &status));
+    if (status != cudaDriverEntryPointSuccess || !p)
+      throw Error("the CUDA driver does not provide cuTensorMapEncodeTiled (TMA needs driver 525 or newer)");
+    fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  });
+  return fn;
+}
+
+CUtensorMapDataType tma_type(DType t) {
+  switch (t) {
+    case DType::f32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case DType::f64: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    case DType::bf16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case DType::f16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  }
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
+}  // namespace
+
+CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
+                               int box_cols, Swizzle swizzle) {
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {cuuint64_t(cols), cuuint64_t(rows)};  // innermost first
+  const cuuint64_t strides[1] = {cuuint64_t(cols) * dtype_size(t)};  // bytes between rows
+  const cuuint32_t box[2] = {cuuint32_t(box_cols), cuuint32_t(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode_fn()(&map, tma_type(t), 2, const_cast<void*>(base), dims, strides, box, elem_strides,
+                                 CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                 swizzle == Swizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error(fmt::format("cuTensorMapEncodeTiled failed (CUresult {}) for a {} x {} {} matrix, box {} x {}", int(r),
+                            rows, cols, dtype_name(t), box_rows, box_cols));
+  return map;
+}
+
+}  // namespace gemmlab::tc
