@@ -10,5 +10,7 @@ void add_list_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_lab_command(CLI::App& app);
 void add_study_command(CLI::App& app);
+void add_transfer_command(CLI::App& app);
+void add_link_command(CLI::App& app);
 
 }  // namespace gemmlab::cli
