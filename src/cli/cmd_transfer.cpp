@@ -48,7 +48,7 @@ void run(const TransferOptions& o) {
   Lab lab;
   for (HostMode m : modes) check_kernel_for_mode(k, params, shape, m, o.plan, lab.device());
   std::cout << fmt::format("gemmlab transfer on {} | {} | {}\n", lab.device().name, to_string(shape), info.id);
-  std::cout << fmt::format("runs: {}; {} warm-ups first\n", run_rule(o.plan.runs, o.plan.max_seconds, o.plan.min_runs),
+  std::cout << fmt::format("runs: {}; up to {} warm-ups first\n", run_rule(o.plan.runs, o.plan.max_seconds, o.plan.min_runs),
                            o.plan.warmup);
   std::cout << "clocks: allocations, frees and the final sync with std::chrono::steady_clock; Memcpy AB, Kernel and "
                "Memcpy C with CUDA events on their streams\n";

@@ -61,7 +61,7 @@ class Seed001 final : public Study {
     validate_plan(plan);
 
     out << fmt::format(
-        "runs per kernel, size and mode: {}; {} warm-ups first (the seed: 1000 runs after 3 warm-ups at every "
+        "runs per kernel, size and mode: {}; up to {} warm-ups first (the seed: 1000 runs after 3 warm-ups at every "
         "size, which would take hours at 16384; --iters and --max-seconds change the rule)\n",
         run_rule(plan.runs, plan.max_seconds, plan.min_runs), plan.warmup);
     out << "clocks: allocations, frees and the final sync with std::chrono::steady_clock; Memcpy AB, Kernel and "

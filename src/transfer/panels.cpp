@@ -36,8 +36,8 @@ std::vector<Span> split_panels(std::int64_t extent, int panels, std::int64_t gra
 PanelPlan plan_panels(const Shape& s, int panels) {
   PanelPlan plan;
   plan.k = s.k;
-  plan.rows = split_panels(s.m, panels);
-  plan.cols = split_panels(s.n, panels);
+  plan.rows = split_panels(s.m, panels, 128, true);
+  plan.cols = split_panels(s.n, panels, 128, false);
   for (std::size_t i = 0; i < plan.rows.size(); ++i) {
     const Span r = plan.rows[i];
     std::int64_t offset = r.begin * s.n;  // row panel i of C occupies rows_i * N elements, tile after tile

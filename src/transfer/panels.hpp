@@ -10,8 +10,9 @@
 //
 // Tiles run in row-major order; uploads go in the order the tiles first need them:
 // A_0, B_0, B_1, ..., A_1, A_2, ... The first kernel can start once A_0 and B_0 are on the
-// device, so the first row panel and the first column panel are half as large as the others
-// ("lead panels"): the time before the GPU has anything to compute is halved.
+// device, so the first row panel is half as large as the others (a "lead panel"): less to upload
+// before the GPU has anything to compute. The column panels stay equal: B_1 must arrive while
+// tile (0, 0) computes, and a smaller first tile would leave less time for that.
 // Pure arithmetic: tested without a GPU.
 #pragma once
 

@@ -147,8 +147,8 @@ int plan_runs(int requested, double max_seconds, double estimate_ms, int min_run
 
 std::string run_rule(int requested, double max_seconds, int min_runs) {
   return fmt::format("up to {} timed runs, as many as fit in {} s at the pace of the fastest warm-up (or of the "
-                     "first run when there is none), at least {}",
-                     requested, max_seconds, std::min(min_runs, requested));
+                     "first run when there is none), at least {}; warm-ups stop early once they alone took {} s",
+                     requested, max_seconds, std::min(min_runs, requested), max_seconds);
 }
 
 }  // namespace gemmlab::transfer

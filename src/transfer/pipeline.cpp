@@ -500,11 +500,21 @@ ModeResult TransferBench::measure(const Kernel& k, const Params& params_in, Host
     if (plan.warmup == 0) {
       r.first = run_once(true).check;  // no warm-up to check: an extra, untimed run
     } else {
+      double warm_ms = 0;
+      r.warmup = 0;
       for (int w = 0; w < plan.warmup; ++w) {
         Outcome o = run_once(w == 0);
+        ++r.warmup;
         if (w == 0) r.first = o.check;
         // The checked run carries the check's time: estimate from the others when there are any.
         if (w > 0 || plan.warmup == 1) estimate_ms = estimate_ms > 0 ? std::min(estimate_ms, o.wall_ms) : o.wall_ms;
+        // Warm-ups exist to pay one-time costs (module loading, first allocations); when they alone
+        // exceed the time budget, those costs are long paid: stop warming up.
+        warm_ms += o.wall_ms;
+        if (warm_ms > plan.max_seconds * 1e3) {
+          if (estimate_ms <= 0) estimate_ms = o.wall_ms;
+          break;
+        }
       }
     }
     int runs = plan_runs(plan.runs, plan.max_seconds, estimate_ms, plan.min_runs);

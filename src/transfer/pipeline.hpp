@@ -24,7 +24,8 @@
 namespace gemmlab::transfer {
 
 struct PipelinePlan {
-  int warmup = 3;            // untimed runs first (the seed ran its program three times)
+  int warmup = 3;            // untimed runs first (the seed ran its program three times); fewer when
+                             // they alone take longer than max_seconds
   int runs = 1000;           // timed runs wanted (the seed's count) ...
   double max_seconds = 10;   // ... but only as many as fit in this many seconds of runs
   int min_runs = 3;          // ... and never fewer than this (or `runs`, if smaller)
@@ -43,7 +44,7 @@ struct ModeResult {
   Precision precision = Precision::fp32;
   bool skipped = false;
   std::string skip_reason;   // why the size or mode could not run (memory); the rest is empty then
-  int warmup = 0;
+  int warmup = 0;            // warm-up runs done
   int requested_runs = 0;
   double max_seconds = 0;
   int min_runs = 0;

@@ -83,7 +83,7 @@ void print_mode(std::ostream& os, const ModeResult& r, const LinkPeak& peak) {
     return;
   }
   os << fmt::format("  {} timed runs after {} warm-ups{}; {}\n", r.table.runs, r.warmup,
-                    r.capped() ? fmt::format(" (time cap: {})", run_rule(r.requested_runs, r.max_seconds, r.min_runs))
+                    r.capped() ? fmt::format(" ({} wanted; fewer fit in the {} s budget)", r.requested_runs, r.max_seconds)
                                : std::string(),
                     mode_description(r.mode));
   const CopyRates rates = copy_rates(r, peak);
