@@ -334,10 +334,10 @@ std::size_t device_bytes_needed(const Shape& s) {
 std::optional<std::string> size_skip_reason(const Shape& s, std::optional<std::size_t> host_available,
                                             std::size_t device_free) {
   if (auto why = host_memory_shortfall(host_bytes_needed(s), host_available))
-    return fmt::format("{} skipped: {}", to_string(s), *why);
+    return fmt::format("{}: {}", to_string(s), *why);
   const std::size_t need = device_bytes_needed(s);
   if (double(need) > kDeviceMemoryShare * double(device_free))
-    return fmt::format("{} skipped: needs {} of device memory (float64 reference included); {} are free, gemmlab "
+    return fmt::format("{}: needs {} of device memory (float64 reference included); {} are free, gemmlab "
                        "uses at most {:.0f}% of that",
                        to_string(s), format_bytes(double(need)), format_bytes(double(device_free)),
                        100 * kDeviceMemoryShare);
@@ -379,7 +379,7 @@ TransferBench::TransferBench(Lab& lab, const Shape& s, std::uint64_t seed) : lab
       master_a_.resize(std::size_t(a.elements()));
       master_b_.resize(std::size_t(b.elements()));
     } catch (const std::bad_alloc&) {
-      throw ResourceShortage(fmt::format("{} skipped: no host memory for the master copy of A and B ({})",
+      throw ResourceShortage(fmt::format("{}: no host memory for the master copy of A and B ({})",
                                          to_string(s), format_bytes(4.0 * double(a.elements() + b.elements()))));
     }
     GEMMLAB_CUDA(cudaMemcpy(master_a_.data(), a.data(), a.bytes(), cudaMemcpyDeviceToHost));
@@ -414,7 +414,7 @@ ModeResult TransferBench::measure(const Kernel& k, const Params& params_in, Host
   };
   // The master copy is already allocated: what is left to check is one run's A, B and C.
   if (auto why = host_memory_shortfall(bytes_a + bytes_b + bytes_c, host_memory_available()))
-    return skip(fmt::format("{} in {} mode skipped: {}", to_string(s), mode_name(mode), *why));
+    return skip(fmt::format("{} in {} mode: {}", to_string(s), mode_name(mode), *why));
 
   try {
     std::optional<PanelPlan> panels;
@@ -430,7 +430,7 @@ ModeResult TransferBench::measure(const Kernel& k, const Params& params_in, Host
     }
     const std::size_t free = lab_.free_memory();
     if (double(bytes_a + bytes_b + bytes_c + workspace) > kDeviceMemoryShare * double(free))
-      return skip(fmt::format("{} in {} mode skipped: a run needs {} of device memory, {} are free", to_string(s),
+      return skip(fmt::format("{} in {} mode: a run needs {} of device memory, {} are free", to_string(s),
                               mode_name(mode), format_bytes(double(bytes_a + bytes_b + bytes_c + workspace)),
                               format_bytes(double(free))));
     std::unique_ptr<Mover> mover;
@@ -526,7 +526,7 @@ ModeResult TransferBench::measure(const Kernel& k, const Params& params_in, Host
     r.last = run_once(true).check;  // after the timed runs: an extra, untimed, checked run
     r.table = summarize_runs(r.samples, s.flops());
   } catch (const ResourceShortage& e) {
-    return skip(fmt::format("{} in {} mode skipped: {}", to_string(s), mode_name(mode), e.what()));
+    return skip(fmt::format("{} in {} mode: {}", to_string(s), mode_name(mode), e.what()));
   }
   return r;
 }
