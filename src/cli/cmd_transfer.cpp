@@ -1,5 +1,6 @@
 // gemmlab transfer: the whole multiplication as the host sees it (seed 001): allocations, copies,
 // kernel, synchronisation and frees, each timed over many runs, in each host-memory mode.
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>

@@ -3,7 +3,9 @@
 // shared-memory kernel, with C in pageable (malloc) or pinned (cudaMallocHost) host memory, at
 // 512..16384; its tables per size and mode, and its relative-gain tables (pageable - pinned) /
 // pageable. Beyond the seed: A and B pinned too, and the overlapped pipeline.
+#include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
