@@ -11,5 +11,7 @@ void add_run_command(CLI::App& app);
 void add_lab_command(CLI::App& app);
 void add_study_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_transfer_command(CLI::App& app);
+void add_link_command(CLI::App& app);
 
 }  // namespace gemmlab::cli

@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
     cli::add_lab_command(app);
     cli::add_study_command(app);
     cli::add_tune_command(app);
+    cli::add_transfer_command(app);
+    cli::add_link_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

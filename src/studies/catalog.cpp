@@ -3,8 +3,10 @@
 
 namespace gemmlab {
 
+void register_seed001(StudyRegistry& r);
+
 void register_all_studies(StudyRegistry& r) {
-  (void)r;
+  register_seed001(r);
 }
 
 }  // namespace gemmlab
