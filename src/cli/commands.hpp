@@ -10,5 +10,8 @@ void add_list_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_lab_command(CLI::App& app);
 void add_study_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace gemmlab::cli
