@@ -205,13 +205,14 @@ class Data:
         if self.multi_device and len(set(r["_src"] for r in records)) > 1:
             out.append("_device")
         # The same configuration at the same size from two files (two runs of one GPU): name the file.
-        seen = set()
-        for r in records:
-            key = (self.label(r, out), shape(r))
-            if key in seen:
-                out.append("_file")
-                break
-            seen.add(key)
+        if len(set(r["_src"] for r in records)) > 1:
+            seen = set()
+            for r in records:
+                key = (r.get("kernel"), self.label(r, out), shape(r))
+                if key in seen:
+                    out.append("_file")
+                    break
+                seen.add(key)
         return out
 
     def label(self, r, dims, prefix=""):
@@ -299,6 +300,8 @@ class Plotter:
         for x in sorted(set(xs)):  # a tick per size, leaving out those too close to read (1000 and 1024)
             if not ticks or math.log2(x / ticks[-1]) >= 0.35:
                 ticks.append(x)
+            elif math.log2(x).is_integer() and not math.log2(ticks[-1]).is_integer():
+                ticks[-1] = x  # of two close sizes, label the power of two
         if ticks and len(ticks) <= 14:
             ax.xaxis.set_major_locator(self.FixedLocator(ticks))
             ax.xaxis.set_major_formatter(self.FuncFormatter(lambda v, _: f"{v:.0f}"))
@@ -350,12 +353,16 @@ class Plotter:
         series = OrderedDict()
         for r in measured:
             series.setdefault((is_baseline(r), self.data.label(r, dims, r.get("kernel", "?"))), []).append(r)
-        values = []
+        values, nbase = [], 0
         for (base, label), rs in series.items():
             pts = best_per_x(self.data, rs)
             ys = [gflops(r) for r in pts]
             values += ys
-            style = dict(linestyle="--", color="black", marker="s", linewidth=1.5) if base else dict(marker="o")
+            style = dict(marker="o")
+            if base:  # cuBLAS: dashed, in greys, one marker shape per baseline
+                style = dict(linestyle="--", linewidth=1.5, color=["black", "dimgray", "gray", "darkgray"][nbase % 4],
+                             marker="sD^v"[nbase % 4])
+                nbase += 1
             ax.plot([self.data.x(r) for r in pts], ys, label=label + (" (cuBLAS)" if base else ""), **style)
         self.size_axis(ax, [self.data.x(r) for r in measured])
         self.value_axis(ax, values, "GFLOPS (2·M·N·K / median time)")
@@ -406,7 +413,7 @@ class Plotter:
         ax.set_yscale("log")
         ax.set_xlabel("arithmetic intensity (FLOP/byte; minimum traffic: A, B read and C written once), log2 scale")
         ax.set_ylabel("GFLOPS (log scale)")
-        ax.set_title(f"Roofline ({peaks['source']} peaks)\n{self.data.where}", fontsize=10)
+        ax.set_title(f"Roofline; peaks: {peaks['source']}\n{self.data.where}", fontsize=10)
         self.legend(ax, len(series) + len(peaks["compute"]), loc="lower right")
         return self.save(fig, "roofline.png")
 
