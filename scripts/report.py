@@ -589,9 +589,13 @@ def speedup_rows(data, baseline):
         if not cands:
             continue
         mine = parse_params(r.get("params"))
-        same = [b for b in cands if (shared := set(mine) & set(parse_params(b.get("params"))))
-                and all(parse_params(b.get("params"))[p] == mine[p] for p in shared)]
-        chosen = min(same or cands, key=median_ms)
+
+        def agrees(b):  # shares at least one parameter with r, and has r's values for all it shares
+            theirs = parse_params(b.get("params"))
+            shared = set(mine) & set(theirs)
+            return bool(shared) and all(theirs[p] == mine[p] for p in shared)
+
+        chosen = min([b for b in cands if agrees(b)] or cands, key=median_ms)
         label = data.label(r, dims, r.get("kernel", "?"))
         series.setdefault(label, []).append((data.x(r), median_ms(chosen) / median_ms(r), shape(r)))
     return series
