@@ -13,5 +13,8 @@ void add_study_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_transfer_command(CLI::App& app);
 void add_link_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace gemmlab::cli

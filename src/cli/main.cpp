@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
     cli::add_tune_command(app);
     cli::add_transfer_command(app);
     cli::add_link_command(app);
+    cli::add_sweep_command(app);
+    cli::add_report_command(app);
+    cli::add_compare_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

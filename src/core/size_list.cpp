@@ -42,9 +42,12 @@ std::vector<std::int64_t> parse_size_list(const std::string& text) {
       if (lo <= 0 || hi < lo) throw Error(fmt::format("range '{}' must have 0 < START <= STOP", item));
       if ((step[0] == 'x' && by < 2) || (step[0] == '+' && by < 1))
         throw Error(fmt::format("range step '{}' would never reach STOP", step));
-      for (std::int64_t v = lo; v <= hi; v = step[0] == 'x' ? v * by : v + by) {
+      for (std::int64_t v = lo;;) {
         out.push_back(v);
         if (out.size() > 10000) throw Error(fmt::format("range '{}' has too many values", item));
+        // The next value, unless it would pass STOP (checked before computing it: no overflow).
+        if (step[0] == 'x' ? v > hi / by : v > hi - by) break;
+        v = step[0] == 'x' ? v * by : v + by;
       }
     }
     if (comma == std::string::npos) break;

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
+#include "results/csv_input.hpp"
 
 #ifndef GEMMLAB_GIT_COMMIT
 #define GEMMLAB_GIT_COMMIT "unknown"
@@ -183,6 +184,7 @@ void append_csv_row(const std::string& path, const nlohmann::json& flat) {
 }
 
 nlohmann::json read_results_file(const std::string& path) {
+  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".csv") == 0) return read_csv_results(path);
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open file", path));
   std::stringstream ss;

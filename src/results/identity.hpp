@@ -1,0 +1,16 @@
+// Which measurement a result record is: the fields that make two records measure the same thing.
+// A sweep's --resume skips configurations whose key is already in its file; compare matches the
+// records of two files by it.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gemmlab {
+
+// kernel, params, precision, output, m, n, k, l2 mode and init, joined by '|'. Numbers are
+// written as integers when they are whole, so a record read back from CSV has the same key.
+std::string config_key(const nlohmann::json& record);
+
+}  // namespace gemmlab
