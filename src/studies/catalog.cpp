@@ -3,8 +3,16 @@
 
 namespace gemmlab {
 
+void register_study_seed000(StudyRegistry& r);
+void register_study_seed002(StudyRegistry& r);
+void register_study_seed003(StudyRegistry& r);
+void register_study_seed004(StudyRegistry& r);
+
 void register_all_studies(StudyRegistry& r) {
-  (void)r;
+  register_study_seed000(r);
+  register_study_seed002(r);
+  register_study_seed003(r);
+  register_study_seed004(r);
 }
 
 }  // namespace gemmlab
