@@ -12,9 +12,18 @@
 namespace gemmlab::studies {
 
 StudyGrid::StudyGrid(Lab& lab, const StudyOptions& opt, std::string study, Init init)
-    : lab_(lab), opt_(opt), study_(std::move(study)), init_(init) {}
+    : lab_(&lab), opt_(opt), study_(std::move(study)), init_(init) {}
+
+StudyGrid::StudyGrid(const StudyOptions& opt, std::string study, Init init)
+    : lab_(nullptr), opt_(opt), study_(std::move(study)), init_(init) {}
+
+const Measurement& StudyGrid::add(Measurement m) {
+  cells_.push_back(std::move(m));
+  return cells_.back();
+}
 
 Measurement StudyGrid::measure(Measurement m, const std::string& kernel, const Params& params) {
+  if (!lab_) throw Error("this study grid has no GPU session to measure with");
   m.kernel = kernel;
   m.params = params;
   RunSpec spec;
@@ -26,7 +35,7 @@ Measurement StudyGrid::measure(Measurement m, const std::string& kernel, const P
   spec.inputs.seed = 1;  // the same matrices for every kernel at a size, cuBLAS included
   spec.compare_cublas = false;  // cuBLAS is measured once per size (run_cublas), not once per cell
   try {
-    m.result = run_gemm(lab_, spec);
+    m.result = run_gemm(*lab_, spec);
   } catch (const Error& e) {
     m.error = e.what();
   }
@@ -40,16 +49,14 @@ const Measurement& StudyGrid::run(const Variant& v, int block, std::int64_t size
   m.variant = v.label;
   m.block = block;
   m.size = size;
-  cells_.push_back(measure(std::move(m), v.kernel, p));
-  return cells_.back();
+  return add(measure(std::move(m), v.kernel, p));
 }
 
 const Measurement& StudyGrid::run_cublas(std::int64_t size) {
   Measurement m;
   m.variant = kCublas;
   m.size = size;
-  cells_.push_back(measure(std::move(m), Registry::instance().baseline_for(Precision::fp32).info().id, {}));
-  return cells_.back();
+  return add(measure(std::move(m), Registry::instance().baseline_for(Precision::fp32).info().id, {}));
 }
 
 const Measurement* StudyGrid::find(const std::string& variant, int block, std::int64_t size) const {
@@ -79,7 +86,8 @@ std::vector<nlohmann::json> StudyGrid::records(
     if (m.variant != kCublas) {
       j["block"] = m.block;
       const Measurement* cb = cublas(m.size);
-      if (cb && cb->ran() && cb->passed() && m.ran()) {
+      // No ratio for a result that failed verification: its speed is not that of a GEMM.
+      if (cb && cb->ran() && cb->passed() && m.ran() && m.passed()) {
         j["cublas_kernel"] = cb->result->spec.kernel;
         j["cublas_time_median_ms"] = cb->median_ms();
         j["cublas_gflops"] = cb->gflops();

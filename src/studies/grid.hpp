@@ -52,12 +52,18 @@ class StudyGrid {
   // `init`: the inputs every cell uses (seed 004 uses LinearInit); the same seed everywhere, so
   // a kernel and cuBLAS at one size multiply the same matrices.
   StudyGrid(Lab& lab, const StudyOptions& opt, std::string study, Init init = Init::uniform);
+  // A grid that measures nothing itself, only holds what add() gives it (for the tests of the
+  // tables and records, which need no GPU); run() and run_cublas() throw.
+  StudyGrid(const StudyOptions& opt, std::string study, Init init = Init::uniform);
 
   // Runs `v` with `block` on size x size x size (C = A B); an Error (e.g. the shape is rejected)
   // is kept in the measurement, not thrown, so one bad cell does not lose the rest of the grid.
   const Measurement& run(const Variant& v, int block, std::int64_t size);
   // cuBLAS FP32 (cublas.fp32, TF32 off) at this size.
   const Measurement& run_cublas(std::int64_t size);
+
+  // Adds a measurement made elsewhere.
+  const Measurement& add(Measurement m);
 
   const Measurement* find(const std::string& variant, int block, std::int64_t size) const;
   const Measurement* cublas(std::int64_t size) const { return find(kCublas, 0, size); }
@@ -77,7 +83,7 @@ class StudyGrid {
  private:
   Measurement measure(Measurement m, const std::string& kernel, const Params& params);
 
-  Lab& lab_;
+  Lab* lab_;  // null: add() only
   StudyOptions opt_;
   std::string study_;
   Init init_;

@@ -25,12 +25,17 @@ __device__ __forceinline__ void store_output(float* __restrict__ C, int index, f
   C[index] = beta == 0.0f ? alpha * acc : alpha * acc + beta * C[index];
 }
 
-// Launches `fn` with the plan's grid and block on the context's stream and checks the launch.
+// Launches `fn` with the plan's grid and block on the context's stream; a launch error (bad
+// configuration, too many resources) is thrown here, not found later.
 inline void launch_gemm(GemmFunction fn, const LaunchPlan& plan, const GemmArgs& g, const ExecContext& ctx) {
-  fn<<<plan.grid, plan.block, plan.dynamic_smem, ctx.stream>>>(
-      int(g.shape.m), int(g.shape.n), int(g.shape.k), g.alpha, static_cast<const float*>(g.a),
-      static_cast<const float*>(g.b), g.beta, static_cast<float*>(g.c));
-  GEMMLAB_CHECK_LAUNCH();
+  int m = int(g.shape.m), n = int(g.shape.n), k = int(g.shape.k);
+  float alpha = g.alpha, beta = g.beta;
+  const float* a = static_cast<const float*>(g.a);
+  const float* b = static_cast<const float*>(g.b);
+  float* c = static_cast<float*>(g.c);
+  void* args[] = {&m, &n, &k, &alpha, &a, &b, &beta, &c};  // in the order of GemmFunction's parameters
+  GEMMLAB_CUDA(cudaLaunchKernel(reinterpret_cast<const void*>(fn), plan.grid, plan.block, args, plan.dynamic_smem,
+                                ctx.stream));
 }
 
 }  // namespace gemmlab::seed
