@@ -38,9 +38,13 @@ void run_study(const StudyCliOptions& o) {
   const std::vector<nlohmann::json> results = study.run(lab, opt, std::cout);
   if (!o.csv.empty()) write_csv_file(o.csv, results);
   if (!o.json.empty()) write_json_file(o.json, run_context(lab.device(), command_line()), results);
-  for (const auto& r : results)
+  for (const auto& r : results) {
     if (r.value("status", "ok") == "verification-failed")
       throw Error(fmt::format("study {}: {} failed verification", study.name(), r.value("kernel", "?")));
+    if (r.value("status", "ok") == "error")
+      throw Error(fmt::format("study {}: {} could not run: {}", study.name(), r.value("kernel", "?"),
+                              r.value("reason", "?")));
+  }
 }
 
 }  // namespace

@@ -7,7 +7,13 @@ namespace gemmlab {
 // Baselines: cuBLAS in each precision.
 void register_cublas(Registry& r);
 // The seed ladder (src/kernels/seed/), in the order the seed documents build it up.
+void register_seed_single_block(Registry& r);
 void register_seed_naive(Registry& r);
+void register_seed_shared(Registry& r);
+void register_seed_prefetch(Registry& r);
+void register_seed_prefetch_2x2(Registry& r);
+void register_seed_double_buffer(Registry& r);
+void register_seed_quadrant(Registry& r);
 // The fast FP32 ladder (src/kernels/fp32/): CUDA cores, strict FP32, towards cuBLAS SGEMM.
 void register_fp32_blocktile(Registry& r);
 void register_fp32_vectorized(Registry& r);  // steps 2 and 3
@@ -25,7 +31,13 @@ void register_tc_hopper(Registry& r);  // steps 3-7, built for sm_90a
 
 void register_all_kernels(Registry& r) {
   register_cublas(r);
+  register_seed_single_block(r);
   register_seed_naive(r);
+  register_seed_shared(r);
+  register_seed_prefetch(r);
+  register_seed_prefetch_2x2(r);
+  register_seed_double_buffer(r);
+  register_seed_quadrant(r);
   register_fp32_blocktile(r);
   register_fp32_vectorized(r);
   register_fp32_warptile(r);
