@@ -10,5 +10,8 @@ void add_list_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_lab_command(CLI::App& app);
 void add_study_command(CLI::App& app);
+void add_occupancy_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
+void add_peak_command(CLI::App& app);
 
 }  // namespace gemmlab::cli

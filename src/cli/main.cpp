@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
     cli::add_run_command(app);
     cli::add_lab_command(app);
     cli::add_study_command(app);
+    cli::add_occupancy_command(app);
+    cli::add_profile_command(app);
+    cli::add_peak_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
