@@ -175,6 +175,10 @@ void run(const OccupancyOptions& o) {
   }
   if (o.kernel.empty() && o.threads.empty())
     throw Error("give --kernel ID, or --threads with --regs and --smem for a kernel described by hand");
+  if (!o.kernel.empty() && !o.threads.empty())
+    throw Error("--threads describes a kernel by hand: the threads of --kernel come from its launch plan (use --block)");
+  if (o.gpu.empty() && (!o.function.empty() || !o.resources_file.empty()))
+    throw Error("--function and --resources choose a compiled kernel for the offline model: use them with --gpu NAME");
   if (o.carveout < -1 || o.carveout > 100) throw Error("--carveout is a percentage (0..100), or -1 for no preference");
   for (int t : o.threads)
     if (t <= 0) throw Error(fmt::format("--threads {}: a block needs at least one thread", t));

@@ -190,6 +190,8 @@ TEST(OccupancyCli, Errors) {
   expect_clean_failure("occupancy --gpu h100 --kernel seed.naive --resources /nonexistent/dump.txt", "cannot open");
   expect_clean_failure("occupancy --gpu h100 --kernel seed.naive", "cuobjdump", "PATH=/nonexistent CUDA_HOME=");
   expect_clean_failure("occupancy --gpu h100 --kernel cublas.fp32 --regs 32 --smem 0", "library call");
+  expect_clean_failure("occupancy --gpu h100 --kernel seed.naive --threads 64 --regs 32", "launch plan");
+  expect_clean_failure("occupancy --kernel seed.naive --function naive", "use them with --gpu");
 }
 
 TEST(ProfileCli, MissingNcuSaysSo) {
