@@ -68,6 +68,9 @@ void run(const RunOptions& o) {
   print_run(r);
   nlohmann::json flat = to_json(r);
   if (o.roofline || peaks) {
+    if (peaks && !peaks->device.empty() && peaks->device != lab.device().name)
+      std::cout << fmt::format("note: the peaks in {} were measured on {}, this run is on {}\n", o.peaks,
+                               peaks->device, lab.device().name);
     const Roof roof = roof_for(r.precision, lab.device(), peaks ? &*peaks : nullptr);
     print_roofline(r, roof);
     flat["roofline"] = roofline_json(r, roof);
