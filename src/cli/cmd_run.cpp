@@ -1,8 +1,10 @@
 // gemmlab run: one kernel, one shape: verified, timed, next to cuBLAS.
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "analysis/roofline.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/present.hpp"
@@ -20,10 +22,10 @@ struct RunOptions {
   ShapeOptions shape;
   ParamOptions params;
   TimingOptions timing;
-  std::string init = "uniform", output = "f32", a_npy, b_npy, save_c, csv, json;
+  std::string init = "uniform", output = "f32", a_npy, b_npy, save_c, csv, json, peaks;
   std::uint64_t seed = 1;
   float alpha = 1.0f, beta = 0.0f;
-  bool no_verify = false, no_cublas = false;
+  bool no_verify = false, no_cublas = false, roofline = false;
 };
 
 void run(const RunOptions& o) {
@@ -57,12 +59,22 @@ void run(const RunOptions& o) {
   spec.save_c = o.save_c;
   spec.verify = !o.no_verify;
   spec.compare_cublas = !o.no_cublas;
+  std::optional<Peaks> peaks;  // read before the GPU work: a bad file fails fast
+  if (!o.peaks.empty()) peaks = read_peaks_file(o.peaks);
 
   Lab lab;
   const RunResult r = run_gemm(lab, spec);
   std::cout << run_banner(lab.device().name, r) << "\n\n";
   print_run(r);
-  const nlohmann::json flat = to_json(r);
+  nlohmann::json flat = to_json(r);
+  if (o.roofline || peaks) {
+    if (peaks && !peaks->device.empty() && peaks->device != lab.device().name)
+      std::cout << fmt::format("note: the peaks in {} were measured on {}, this run is on {}\n", o.peaks,
+                               peaks->device, lab.device().name);
+    const Roof roof = roof_for(r.precision, lab.device(), peaks ? &*peaks : nullptr);
+    print_roofline(r, roof);
+    flat["roofline"] = roofline_json(r, roof);
+  }
   if (!o.csv.empty()) write_csv_file(o.csv, {flat});
   if (!o.json.empty()) write_json_file(o.json, run_context(lab.device(), command_line()), {flat});
   if (!r.passed()) throw Error(fmt::format("verification failed for {} on {}", o.kernel, to_string(spec.shape)));
@@ -90,6 +102,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--no-cublas", o.no_cublas, "do not run cuBLAS beside the kernel");
   cmd->add_option("--csv", o.csv, "write the result as CSV");
   cmd->add_option("--json", o.json, "write the result and its context as JSON");
+  cmd->add_flag("--roofline", o.roofline, "show arithmetic intensity and the share of the roof reached");
+  cmd->add_option("--peaks", o.peaks, "roofs from 'gemmlab peak --json' (default: theoretical peaks); implies --roofline");
   cmd->callback([] { run(o); });
 }
 

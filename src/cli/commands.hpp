@@ -16,5 +16,8 @@ void add_link_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
+void add_occupancy_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
+void add_peak_command(CLI::App& app);
 
 }  // namespace gemmlab::cli

@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
     cli::add_sweep_command(app);
     cli::add_report_command(app);
     cli::add_compare_command(app);
+    cli::add_occupancy_command(app);
+    cli::add_profile_command(app);
+    cli::add_peak_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

@@ -69,6 +69,58 @@ void print_run(const RunResult& r) {
   };
   detail(r.kernel);
   if (r.cublas) detail(*r.cublas);
+  if (r.traffic.flops > 0 && r.traffic.global_loads + r.traffic.global_stores > 0)
+    std::cout << fmt::format("kernel model: CGMA {:.3g} (flops per element its threads load or store)\n",
+                             r.traffic.cgma());
+}
+
+namespace {
+double min_traffic_bytes(const RunResult& r) {
+  return min_dram_bytes(r.spec.shape, operand_type(r.precision), r.spec.output, r.spec.beta != 0.0f);
+}
+}  // namespace
+
+void print_roofline(const RunResult& r, const Roof& roof) {
+  const double flops = r.spec.shape.flops();
+  const double min_bytes = min_traffic_bytes(r);
+  const RoofPoint k = place_on_roof(roof, flops, min_bytes, r.gflops());
+  auto tf = [](double gflops) { return gflops >= 1000 ? fmt::format("{:.1f} TFLOPS", gflops / 1e3) : fmt::format("{:.1f} GFLOPS", gflops); };
+  std::cout << fmt::format("roofline ({}): compute roof {} ({}), bandwidth {:.0f} GB/s\n", roof.source,
+                           roof.compute_gflops > 0 ? tf(roof.compute_gflops) : std::string("unknown"),
+                           roof.compute_what, roof.bandwidth_gbs);
+  std::cout << fmt::format("  arithmetic intensity {:.1f} flop/B (2MNK / {:.4g} MB: A, B read once, C written once)",
+                           k.intensity, min_bytes / 1e6);
+  if (r.traffic.bytes() > 0)
+    std::cout << fmt::format("; kernel model's global traffic: {:.3g} flop/B", flops / r.traffic.bytes());
+  std::cout << "\n";
+  if (k.attainable_gflops <= 0) {
+    std::cout << "  no roof known for this precision on this GPU (run 'gemmlab peak --json FILE' and pass --peaks FILE)\n";
+    return;
+  }
+  std::cout << fmt::format("  roof at this intensity: {} ({}-bound)\n", tf(k.attainable_gflops),
+                           k.memory_bound ? "memory" : "compute");
+  if (k.share > 0) std::cout << fmt::format("  {}: {} = {} of the roof\n", r.kernel.id, tf(r.gflops()), fmt_percent(k.share));
+  if (r.cublas_gflops() > 0)
+    std::cout << fmt::format("  {}: {} = {} of the roof\n", r.cublas->id, tf(r.cublas_gflops()),
+                             fmt_percent(r.cublas_gflops() / k.attainable_gflops));
+}
+
+nlohmann::json roofline_json(const RunResult& r, const Roof& roof) {
+  const double flops = r.spec.shape.flops();
+  const double min_bytes = min_traffic_bytes(r);
+  const RoofPoint k = place_on_roof(roof, flops, min_bytes, r.gflops());
+  nlohmann::json j = {{"arithmetic_intensity", k.intensity},
+                      {"min_dram_bytes", min_bytes},
+                      {"model_intensity", r.traffic.bytes() > 0 ? flops / r.traffic.bytes() : 0.0},
+                      {"model_cgma", r.traffic.flops > 0 ? r.traffic.cgma() : 0.0},
+                      {"roof_compute_gflops", roof.compute_gflops},
+                      {"roof_bandwidth_gbs", roof.bandwidth_gbs},
+                      {"roof_source", roof.source},
+                      {"roof_gflops", k.attainable_gflops},
+                      {"roof_share", k.share},
+                      {"memory_bound", k.memory_bound}};
+  if (k.attainable_gflops > 0 && r.cublas_gflops() > 0) j["cublas_roof_share"] = r.cublas_gflops() / k.attainable_gflops;
+  return j;
 }
 
 }  // namespace gemmlab::cli

@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "analysis/roofline.hpp"
 #include "harness/run.hpp"
 #include "results/table.hpp"
 
@@ -18,5 +21,11 @@ std::string check_cell(const KernelRun& k);  // "ok 2.1e-07" or "FAIL ..."
 void print_run(const RunResult& r);
 // One line describing the setting (device, precision, L2, runs).
 std::string run_banner(const std::string& device, const RunResult& r);
+
+// The roofline of one run: arithmetic intensity (minimum DRAM traffic: A, B read once, C written
+// once; and the kernel model's traffic), the roof, and the share of it the kernel and cuBLAS reach.
+void print_roofline(const RunResult& r, const Roof& roof);
+// The same as JSON fields, to add to the run's record.
+nlohmann::json roofline_json(const RunResult& r, const Roof& roof);
 
 }  // namespace gemmlab::cli
