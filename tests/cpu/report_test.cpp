@@ -230,7 +230,7 @@ TEST(SweepCli, BadOptionsFailBeforeTouchingTheGpu) {
   expect_clean_failure("sweep --sizes 0 --json x.json", "at least 1");
   expect_clean_failure("sweep --sizes 64:32:x2 --json x.json", "START <= STOP");
   expect_clean_failure("sweep --block 8,x --sizes 64 --json x.json", "'x' is not an integer");
-  expect_clean_failure("sweep --param tile=4 --sizes 64 --json x.json", "no selected kernel has a parameter 'tile'");
+  expect_clean_failure("sweep --param nosuchparam=4 --sizes 64 --json x.json", "no selected kernel has a parameter 'nosuchparam'");
   expect_clean_failure("sweep --param block --sizes 64 --json x.json", "NAME=VALUES");
   expect_clean_failure("sweep --kernels nope --sizes 64 --json x.json", "no kernel matches 'nope'");
   expect_clean_failure("sweep --precision fp8 --sizes 64 --json x.json", "unknown precision");
