@@ -10,7 +10,7 @@ scripts/build >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 echo "build: $((SECONDS - t0)) s"
 t0=$SECONDS
 if [ "${TESTS:-1}" = 1 ]; then
-  (cd build && timeout 420 ctest -L gpu --timeout 120 -j 3 ${TEST_FILTER:+-R "$TEST_FILTER"} >"$out/tests.log" 2>&1)
+  (cd build && timeout 420 ctest -L gpu --timeout 120 -j 3 --output-on-failure ${TEST_FILTER:+-R "$TEST_FILTER"} >"$out/tests.log" 2>&1)
   echo "gpu tests: rc=$? $((SECONDS - t0)) s: $(grep -E 'tests passed|tests failed' "$out/tests.log")"
   grep -E "\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)\)" "$out/tests.log" | head -40
 fi

@@ -45,7 +45,10 @@ auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
   using I = std::integral_constant<int, 1>;
   using II = std::integral_constant<int, 2>;
   using IV = std::integral_constant<int, 4>;
+  using VIII = std::integral_constant<int, 8>;
   if (c.tile_m == 128 && c.tile_n == 128) return by_stages(IV{}, II{});
+  if (c.tile_m == 256 && c.tile_n == 128) return by_stages(VIII{}, II{});
+  if (c.tile_m == 128 && c.tile_n == 256) return by_stages(IV{}, IV{});
   if (c.tile_m == 128 && c.tile_n == 64) return by_stages(IV{}, I{});
   if (c.tile_m == 64 && c.tile_n == 128) return by_stages(II{}, II{});
   return by_stages(II{}, I{});
@@ -80,7 +83,16 @@ std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s) 
   return c.splits > 1 ? std::size_t(c.splits) * std::size_t(s.m) * std::size_t(s.n) * sizeof(float) : 0;
 }
 
+bool pipelined_compiled(const PipelinedChoice& c) {
+  const bool tile_ok = (c.tile_m == 64 || c.tile_m == 128) && (c.tile_n == 64 || c.tile_n == 128);
+  const bool wide_ok = (c.tile_m == 256 && c.tile_n == 128) || (c.tile_m == 128 && c.tile_n == 256);
+  return (tile_ok || wide_ok) && c.stages >= 2 && c.stages <= 4;
+}
+
 std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z) {
+  if (!pipelined_compiled(c))
+    return fmt::format("tile {}x{} is not one of the compiled shapes (64/128 x 64/128, 256x128, 128x256)", c.tile_m,
+                       c.tile_n);
   const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
   if (tiles > max_grid_x) return fmt::format("{} tiles exceed the grid limit of {}", tiles, max_grid_x);
   if (c.splits > max_grid_z) return fmt::format("{} splits exceed the grid limit of {}", c.splits, max_grid_z);

@@ -42,7 +42,7 @@ struct PipelinedConfig {
   static constexpr int A_PITCH = BM + 4;
   static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * BN;  // floats per stage
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
-  static constexpr int kMinBlocks = kThreads >= 256 ? 2 : 3;
+  static constexpr int kMinBlocks = kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
 };

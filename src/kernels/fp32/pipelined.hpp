@@ -13,7 +13,8 @@
 
 namespace gemmlab::fp32 {
 
-// One compiled configuration. tile_m in {64, 128}, tile_n in {64, 128}, stages in {2, 3, 4};
+// One compiled configuration: tile_m x tile_n in {64, 128} x {64, 128}, 256 x 128 or 128 x 256
+// (512 threads); stages in {2, 3, 4};
 // the 16-byte B path is chosen at launch from the shape and the pointers.
 struct PipelinedChoice {
   int tile_m = 128, tile_n = 128, stages = 3;
@@ -32,7 +33,8 @@ dim3 pipelined_grid(const PipelinedChoice& c, const Shape& s);
 // Scratch memory for split-K partial sums.
 std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s);
 
-// Why this configuration cannot run on this shape (grid limits), or nothing.
+bool pipelined_compiled(const PipelinedChoice& c);
+// Why this configuration cannot run on this shape (not compiled, grid limits), or nothing.
 std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z);
 
 // C = alpha A B + beta C with configuration c. workspace must hold pipelined_workspace_bytes.

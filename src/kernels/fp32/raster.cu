@@ -31,11 +31,13 @@ class Raster final : public fp32::PipelinedKernel {
     i.summary =
         "Step 5 with tiles visited group_m tile rows at a time, so that blocks resident together reuse "
         "the same A and B panels from L2; tile shape and stages are tunable.";
-    i.params = {{"tile_m", "block tile rows", {64, 128}, 128},
-                {"tile_n", "block tile columns", {64, 128}, 128},
+    i.params = {{"tile_m", "block tile rows", {64, 128, 256}, 128},
+                {"tile_n", "block tile columns", {64, 128, 256}, 128},
                 {"stages", "shared-memory pipeline depth", {2, 3, 4}, 4},
                 {"group", "tile rows per raster group (0: row by row)", {0, 4, 8, 16}, 8}};
-    i.constraints = "any M, N, K >= 1 (zero-filled edges); 16-byte copies of B when N % 4 == 0";
+    i.constraints =
+        "any M, N, K >= 1 (zero-filled edges); tiles 64/128 x 64/128, 256x128, 128x256; 16-byte copies of B "
+        "when N % 4 == 0";
     return i;
   }
 };

@@ -146,7 +146,10 @@ struct HopperConfig {
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  static constexpr int EPI_COLS = BN / 2;  // the epilogue stores half a warpgroup's tile per pass
+  // The TMA epilogue stores a warpgroup's 64 x BN tile in passes of 64 x EPI_COLS (32 KB per
+  // warpgroup for FP32 C, 64 columns; 128 columns for 16-bit C), so 4 pipeline stages still fit.
+  static constexpr int EPI_COLS = sizeof(OutT) == 4 ? 64 : 128;
+  static constexpr int EPI_PASSES = BN / EPI_COLS;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * 64 * EPI_COLS * int(sizeof(OutT)) : 0;
   static constexpr int BAR_BYTES = 2 * STAGES * 8;
   static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
@@ -336,7 +339,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f) {
       OutT* cs = reinterpret_cast<OutT*>(epi) + ci * 64 * Cfg::EPI_COLS;
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
+      for (int half = 0; half < Cfg::EPI_PASSES; ++half) {
         named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
 #pragma unroll
         for (int j = half * (Cfg::EPI_COLS / 8); j < (half + 1) * (Cfg::EPI_COLS / 8); ++j) {

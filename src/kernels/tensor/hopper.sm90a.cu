@@ -29,12 +29,43 @@ bool tma_path(const GemmArgs& g) {
   return g.shape.k % 8 == 0 && g.shape.n % 8 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
 }
 
+// How many clusters of this configuration can be resident at once. A persistent grid must not be
+// larger: clusters that do not fit wait for a whole wave to finish and double the run time (two
+// CTAs of a cluster must sit in one GPC, and the H100's GPCs do not all hold an even number of SMs,
+// so this is fewer than SMs / 2).
+template <class Cfg>
+int resident_clusters(int sms) {
+  static const int n = [sms] {
+    if (Cfg::kCluster == 1) return sms;  // 1 CTA per SM (shared memory)
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(unsigned(sms / Cfg::kCluster * Cfg::kCluster));
+    cfg.blockDim = dim3(Cfg::kThreads);
+    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = Cfg::kCluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    int clusters = 0;
+    auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)) != cudaSuccess ||
+        cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters <= 0) {
+      (void)cudaGetLastError();
+      return sms / Cfg::kCluster;
+    }
+    return clusters;
+  }();
+  return n;
+}
+
 // The grid a configuration launches for a shape on a GPU with `sms` SMs.
 template <class Cfg>
 unsigned grid_size(const Shape& s, int sms) {
   const std::int64_t tiles_m = ceil_div(s.m, Cfg::BM), tiles_n = ceil_div(s.n, Cfg::BN);
   const std::int64_t units = ceil_div(tiles_m, Cfg::kCluster) * tiles_n;
-  const std::int64_t clusters = Cfg::kPersistent ? std::min<std::int64_t>(units, sms / Cfg::kCluster) : units;
+  const std::int64_t clusters = Cfg::kPersistent ? std::min<std::int64_t>(units, resident_clusters<Cfg>(sms)) : units;
   return unsigned(clusters * Cfg::kCluster);
 }
 
@@ -100,7 +131,7 @@ void launch_hopper(const GemmArgs& g, const ExecContext& ctx, int group_m) {
 
 // One ladder step in one precision. CfgF32 writes FP32 C; CfgSame (or void) the operand type.
 template <class CfgF32, class CfgSame>
-class HopperKernel final : public KernelBase {
+class HopperKernel : public KernelBase {
  public:
   HopperKernel(KernelInfo info, int group_m) : KernelBase(std::move(info)), group_m_(group_m) {}
 
@@ -132,14 +163,18 @@ class HopperKernel final : public KernelBase {
   }
 
   void launch(const GemmArgs& g, const Params&, const ExecContext& ctx) const override {
+    launch_with(g, ctx, group_m_);
+  }
+
+  void launch_with(const GemmArgs& g, const ExecContext& ctx, int group_m) const {
     if (!tma_path(g)) {  // the correct path for shapes TMA cannot describe
       tc::launch_mma_sync(info_.precision, g, ctx.stream);
       return;
     }
     if (g.c_type == DType::f32) {
-      launch_hopper<CfgF32>(g, ctx, group_m_);
+      launch_hopper<CfgF32>(g, ctx, group_m);
     } else if constexpr (!std::is_void_v<CfgSame>) {
-      launch_hopper<CfgSame>(g, ctx, group_m_);
+      launch_hopper<CfgSame>(g, ctx, group_m);
     } else {
       throw Error(fmt::format("kernel {} writes FP32 C only", info_.id));
     }
@@ -147,6 +182,31 @@ class HopperKernel final : public KernelBase {
 
  private:
   int group_m_;
+};
+
+// The last step takes its cluster size and raster group as parameters, so the autotuner can choose.
+template <Precision P>
+class TmaEpilogueKernel final : public KernelBase {
+  using T = tc::operand_t<P>;
+  using One = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 1, true>, HopperConfig<P, T, 256, 4, true, true, 1, true>>;
+  using Two = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, true>, HopperConfig<P, T, 256, 4, true, true, 2, true>>;
+
+ public:
+  explicit TmaEpilogueKernel(const KernelInfo& info) : KernelBase(info), one_(info, 8), two_(info, 8) {}
+  const Kernel& pick(const Params& p) const { return p.at("cluster") == 2 ? static_cast<const Kernel&>(two_) : one_; }
+  std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
+    return pick(p).reject(s, p, d);
+  }
+  TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(p).traffic(s, p); }
+  LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(p).plan(s, p); }
+  void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
+    if (p.at("cluster") == 2) two_.launch_with(g, ctx, p.at("group"));
+    else one_.launch_with(g, ctx, p.at("group"));
+  }
+
+ private:
+  One one_;
+  Two two_;
 };
 
 struct Step {
@@ -205,8 +265,9 @@ void add_step(Registry& r) {
     r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, false>, void>>(i, kGroup));
   } else {
     i.outputs = {DType::f32, operand_type(P)};
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 3, true, true, 2, true>,
-                                        HopperConfig<P, T, 256, 3, true, true, 2, true>>>(i, kGroup));
+    i.params = {{"cluster", "CTAs per cluster (TMA multicast of B when 2)", {1, 2}, 2},
+                {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8}};
+    r.add(std::make_unique<TmaEpilogueKernel<P>>(i));
   }
 }
 
