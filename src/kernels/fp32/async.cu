@@ -16,7 +16,10 @@ class AsyncCopy final : public fp32::PipelinedKernel {
  public:
   AsyncCopy() : PipelinedKernel(describe()) {}
   fp32::PipelinedChoice choose(const Shape&, const Params& p) const override {
-    return {128, 128, p.at("stages"), 0, 1};
+    fp32::PipelinedChoice c;
+    c.stages = p.at("stages");
+    c.group_m = 0;
+    return c;
   }
 
  private:

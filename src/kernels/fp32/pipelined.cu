@@ -29,12 +29,12 @@ constexpr int kBK = 16;
 // Calls f.template operator()<Cfg>() for the compiled configuration matching (c, b_vec).
 template <class F>
 auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
-  auto by_stages = [&](auto wm, auto wn) {
-    constexpr int WM = decltype(wm)::value, WN = decltype(wn)::value;
+  auto by_stages = [&](auto wm, auto wn, auto tm) {
+    constexpr int WM = decltype(wm)::value, WN = decltype(wn)::value, TM = decltype(tm)::value;
     auto by_vec = [&](auto st) {
       constexpr int ST = decltype(st)::value;
-      return b_vec ? f.template operator()<PipelinedConfig<WM, WN, kBK, ST, true>>()
-                   : f.template operator()<PipelinedConfig<WM, WN, kBK, ST, false>>();
+      return b_vec ? f.template operator()<PipelinedConfig<WM, WN, kBK, ST, true, TM>>()
+                   : f.template operator()<PipelinedConfig<WM, WN, kBK, ST, false, TM>>();
     };
     switch (c.stages) {
       case 2: return by_vec(std::integral_constant<int, 2>{});
@@ -46,12 +46,19 @@ auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
   using II = std::integral_constant<int, 2>;
   using IV = std::integral_constant<int, 4>;
   using VIII = std::integral_constant<int, 8>;
-  if (c.tile_m == 128 && c.tile_n == 128) return by_stages(IV{}, II{});
-  if (c.tile_m == 256 && c.tile_n == 128) return by_stages(VIII{}, II{});
-  if (c.tile_m == 128 && c.tile_n == 256) return by_stages(IV{}, IV{});
-  if (c.tile_m == 128 && c.tile_n == 64) return by_stages(IV{}, I{});
-  if (c.tile_m == 64 && c.tile_n == 128) return by_stages(II{}, II{});
-  return by_stages(II{}, I{});
+  using T8 = std::integral_constant<int, 8>;
+  using T16 = std::integral_constant<int, 16>;
+  if (c.thread_m == 16) {  // warp tiles of 64 x 64
+    if (c.tile_m == 256) return by_stages(IV{}, II{}, T16{});
+    if (c.tile_n == 256) return by_stages(II{}, IV{}, T16{});
+    return by_stages(II{}, II{}, T16{});
+  }
+  if (c.tile_m == 128 && c.tile_n == 128) return by_stages(IV{}, II{}, T8{});
+  if (c.tile_m == 256 && c.tile_n == 128) return by_stages(VIII{}, II{}, T8{});
+  if (c.tile_m == 128 && c.tile_n == 256) return by_stages(IV{}, IV{}, T8{});
+  if (c.tile_m == 128 && c.tile_n == 64) return by_stages(IV{}, I{}, T8{});
+  if (c.tile_m == 64 && c.tile_n == 128) return by_stages(II{}, II{}, T8{});
+  return by_stages(II{}, I{}, T8{});
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
@@ -59,7 +66,8 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 }  // namespace
 
 std::string to_string(const PipelinedChoice& c) {
-  return fmt::format("{}x{}x{} stages={} group={} splits={}", c.tile_m, c.tile_n, kBK, c.stages, c.group_m, c.splits);
+  return fmt::format("{}x{}x{} thread {}x8 stages={} group={} splits={}", c.tile_m, c.tile_n, kBK, c.thread_m, c.stages,
+                     c.group_m, c.splits);
 }
 
 int pipelined_threads(const PipelinedChoice& c) {
@@ -84,6 +92,10 @@ std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s) 
 }
 
 bool pipelined_compiled(const PipelinedChoice& c) {
+  if (c.thread_m == 16)
+    return ((c.tile_m == 128 && (c.tile_n == 128 || c.tile_n == 256)) || (c.tile_m == 256 && c.tile_n == 128)) &&
+           c.stages >= 2 && c.stages <= 4;
+  if (c.thread_m != 8) return false;
   const bool tile_ok = (c.tile_m == 64 || c.tile_m == 128) && (c.tile_n == 64 || c.tile_n == 128);
   const bool wide_ok = (c.tile_m == 256 && c.tile_n == 128) || (c.tile_m == 128 && c.tile_n == 256);
   return (tile_ok || wide_ok) && c.stages >= 2 && c.stages <= 4;
@@ -91,8 +103,8 @@ bool pipelined_compiled(const PipelinedChoice& c) {
 
 std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z) {
   if (!pipelined_compiled(c))
-    return fmt::format("tile {}x{} is not one of the compiled shapes (64/128 x 64/128, 256x128, 128x256)", c.tile_m,
-                       c.tile_n);
+    return fmt::format("tile {}x{} with {}-row thread tiles is not compiled (8 rows: 64/128 x 64/128, 256x128, "
+                       "128x256; 16 rows: 128x128, 128x256, 256x128)", c.tile_m, c.tile_n, c.thread_m);
   const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
   if (tiles > max_grid_x) return fmt::format("{} tiles exceed the grid limit of {}", tiles, max_grid_x);
   if (c.splits > max_grid_z) return fmt::format("{} splits exceed the grid limit of {}", c.splits, max_grid_z);

@@ -2,9 +2,10 @@
 // multi-stage cp.async pipeline, with optional block rasterisation and split-K.
 //
 // Levels (CUTLASS's names):
-//   block tile  BM x BN x BK      BM = 32 * WARPS_M, BN = 64 * WARPS_N
-//   warp tile   32 x 64           a 4 x 8 grid of lanes
-//   thread tile 8 x 8             four 4 x 4 pieces, 16 rows and 32 columns apart
+//   block tile  BM x BN x BK      BM = 4 * TM * WARPS_M, BN = 64 * WARPS_N
+//   warp tile   4*TM x 64         a 4 x 8 grid of lanes
+//   thread tile TM x 8            TM = 8: four 4 x 4 pieces, 16 rows and 32 columns apart;
+//                                 TM = 16: eight (4 row groups 16 apart): 128 FMAs per 6 shared loads
 // Pipeline: STAGES shared-memory slots. cp.async writes tile t + STAGES - 1 while the warps
 // multiply tile t, so global-memory latency is covered by STAGES - 1 tiles of math and no register
 // staging is needed. A is copied element by element (4-byte cp.async) into a transposed tile
@@ -33,16 +34,19 @@ struct PipelinedArgs {
   bool c_vec;        // C rows are 16-byte aligned (N % 4 == 0, aligned base): float4 epilogue
 };
 
-template <int WARPS_M, int WARPS_N, int BK, int STAGES, bool B_VEC>
+template <int WARPS_M, int WARPS_N, int BK, int STAGES, bool B_VEC, int TM = 8>
 struct PipelinedConfig {
-  static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N, kBK = BK, kStages = STAGES;
+  static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N, kBK = BK, kStages = STAGES, kTM = TM;
   static constexpr bool kBVec = B_VEC;
-  static constexpr int BM = 32 * WARPS_M, BN = 64 * WARPS_N;
+  static constexpr int WM = 4 * TM;  // warp tile rows
+  static constexpr int BM = WM * WARPS_M, BN = 64 * WARPS_N;
   static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
   static constexpr int A_PITCH = BM + 4;
   static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * BN;  // floats per stage
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
-  static constexpr int kMinBlocks = kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
+  // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
+  static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
+  static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
 };
@@ -79,7 +83,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
   const int tiles_k = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wm = (warp / Cfg::kWarpsN) * 32, wn = (warp % Cfg::kWarpsN) * 64;
+  constexpr int TM = Cfg::kTM;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
   const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
 
   // Per-thread copy coordinates, fixed for the whole K loop (32-bit offsets: every matrix has fewer
@@ -120,7 +125,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
     }
   };
 
-  float acc[8][8] = {};
+  float acc[TM][8] = {};
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles_k) load_stage(s, k_begin + s * BK);
@@ -136,10 +141,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
 
     const float* as = As + (t % STAGES) * Cfg::A_STAGE + wm + lm;
     const float* bs = Bs + (t % STAGES) * Cfg::B_STAGE + wn + ln;
-    float a[2][8], b[2][8];
+    float a[2][TM], b[2][8];
     auto load_frag = [&](int buf, int k) {
-      *reinterpret_cast<float4*>(&a[buf][0]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH);
-      *reinterpret_cast<float4*>(&a[buf][4]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16);
+#pragma unroll
+      for (int g = 0; g < TM / 4; ++g)
+        *reinterpret_cast<float4*>(&a[buf][4 * g]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16 * g);
       *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * BN);
       *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * BN + 32);
     };
@@ -148,7 +154,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
     for (int k = 0; k < BK; ++k) {
       if (k + 1 < BK) load_frag((k + 1) & 1, k + 1);  // next fragments load while these FMAs issue
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
+      for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < 8; ++j) acc[i][j] += a[k & 1][i] * b[k & 1][j];
     }
@@ -159,8 +165,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
   const bool vec_out = p.c_vec;
   float* out_base = p.partial ? p.partial + std::size_t(blockIdx.z) * p.M * p.N : p.C;
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const int r = row0 + wm + lm + (i < 4 ? i : 12 + i);
+  for (int i = 0; i < TM; ++i) {
+    const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
     if (r >= p.M) continue;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {

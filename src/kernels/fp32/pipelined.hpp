@@ -13,11 +13,13 @@
 
 namespace gemmlab::fp32 {
 
-// One compiled configuration: tile_m x tile_n in {64, 128} x {64, 128}, 256 x 128 or 128 x 256
-// (512 threads); stages in {2, 3, 4};
+// One compiled configuration: with 8-row thread tiles, tile_m x tile_n in {64, 128} x {64, 128},
+// 256 x 128 or 128 x 256 (512 threads); with 16-row thread tiles 128 x 128 (128 threads), 128 x 256
+// and 256 x 128 (256 threads); stages in {2, 3, 4};
 // the 16-byte B path is chosen at launch from the shape and the pointers.
 struct PipelinedChoice {
   int tile_m = 128, tile_n = 128, stages = 3;
+  int thread_m = 8;  // rows of the thread tile (8 or 16; 16 with tiles 128x128, 128x256, 256x128)
   int group_m = 0;  // rasterisation group (0: row by row)
   int splits = 1;   // split-K factor (1: none)
 };

@@ -17,7 +17,13 @@ class Raster final : public fp32::PipelinedKernel {
  public:
   Raster() : PipelinedKernel(describe()) {}
   fp32::PipelinedChoice choose(const Shape&, const Params& p) const override {
-    return {p.at("tile_m"), p.at("tile_n"), p.at("stages"), p.at("group"), 1};
+    fp32::PipelinedChoice c;
+    c.tile_m = p.at("tile_m");
+    c.tile_n = p.at("tile_n");
+    c.stages = p.at("stages");
+    c.thread_m = p.at("thread_m");
+    c.group_m = p.at("group");
+    return c;
   }
 
  private:
@@ -33,6 +39,7 @@ class Raster final : public fp32::PipelinedKernel {
         "the same A and B panels from L2; tile shape and stages are tunable.";
     i.params = {{"tile_m", "block tile rows", {64, 128, 256}, 128},
                 {"tile_n", "block tile columns", {64, 128, 256}, 128},
+                {"thread_m", "rows of each thread's tile (x 8 columns)", {8, 16}, 8},
                 {"stages", "shared-memory pipeline depth", {2, 3, 4}, 4},
                 {"group", "tile rows per raster group (0: row by row)", {0, 4, 8, 16}, 8}};
     i.constraints =

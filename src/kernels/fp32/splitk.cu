@@ -16,7 +16,12 @@ class SplitK final : public fp32::PipelinedKernel {
  public:
   SplitK() : PipelinedKernel(describe()) {}
   fp32::PipelinedChoice choose(const Shape&, const Params& p) const override {
-    return {p.at("tile"), p.at("tile"), 4, 8, p.at("splits")};
+    fp32::PipelinedChoice c;
+    c.tile_m = c.tile_n = p.at("tile");
+    c.stages = 4;
+    c.group_m = 8;
+    c.splits = p.at("splits");
+    return c;
   }
 
  private:

@@ -35,7 +35,9 @@ constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
 
 fp32::PipelinedChoice choose_for(const Shape& s, int sms) {
   double best = std::numeric_limits<double>::infinity();
-  fp32::PipelinedChoice pick{128, 128, 4, 8, 1};
+  fp32::PipelinedChoice pick;
+  pick.stages = 4;
+  pick.group_m = 8;
   for (const TileOption& t : kTiles) {
     const double tiles = double((s.m + t.tile_m - 1) / t.tile_m) * double((s.n + t.tile_n - 1) / t.tile_n);
     for (int splits : kSplits) {
@@ -52,7 +54,9 @@ fp32::PipelinedChoice choose_for(const Shape& s, int sms) {
       if (splits > 1) time += double(splits) * s.m * s.n / (128.0 * 128.0) * 40.0 / sms;
       if (time < best * 0.98) {  // prefer the simpler choice on near-ties
         best = time;
-        pick = {t.tile_m, t.tile_n, 4, 8, splits};
+        pick.tile_m = t.tile_m;
+        pick.tile_n = t.tile_n;
+        pick.splits = splits;
       }
     }
   }

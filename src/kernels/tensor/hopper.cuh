@@ -57,10 +57,12 @@ __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(dev::smem_addr(bar)) : "memory");
 }
 // Arrive on the barrier at the same offset in the shared memory of CTA `rank` of this cluster.
+// (Default .release.cta semantics: what is being released is a slot the wgmma has finished
+// reading, which needs no cluster-wide ordering of this thread's own memory operations.)
 __device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned rank) {
   asm volatile(
       "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(dev::smem_addr(bar)),
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(dev::smem_addr(bar)),
       "r"(rank)
       : "memory");
 }
@@ -266,6 +268,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           for (int kt = 0; kt < k_tiles; ++kt) produce(it++, um * Cfg::kCluster + int(rank), un, kt);
         }
       }
+      __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
       if constexpr (Cfg::kCluster > 1) cluster_sync();  // peers may still arrive on our barriers
       return;
     }
@@ -277,12 +280,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32;
   const bool leader = ctid == 0;
   auto release = [&](int s) {
-    if (leader) {
-      if constexpr (Cfg::kCluster == 1) {
-        mbar_arrive(&empty[s]);
-      } else {
-        for (unsigned r = 0; r < unsigned(Cfg::kCluster); ++r) mbar_arrive_cluster(&empty[s], r);
-      }
+    if constexpr (Cfg::kCluster == 1) {
+      if (leader) mbar_arrive(&empty[s]);
+    } else {
+      // Lane r arrives in CTA r: one instruction for the warp, not a loop in one thread.
+      if (ctid < Cfg::kCluster) mbar_arrive_cluster(&empty[s], unsigned(ctid));
     }
   };
 
