@@ -93,6 +93,11 @@ std::vector<FunctionResources> parse_resource_usage(const std::string& text) {
       else if (key == "LOCAL") f.local_bytes = std::size_t(v);
       else if (key == "STACK") f.stack_bytes = std::size_t(v);
     }
+    // From sm_80 on, cuobjdump's SHARED of a kernel that uses shared memory includes the 1 KB the
+    // system reserves per block; cudaFuncGetAttributes' sharedSizeBytes does not (seen on an H100:
+    // SHARED:1536 for 512 bytes of static tiles). Report what the kernel declares.
+    const int arch_number = f.arch.size() > 3 ? std::atoi(f.arch.c_str() + 3) : 0;
+    if (arch_number >= 80 && f.shared_bytes >= 1024) f.shared_bytes -= 1024;
     out.push_back(std::move(f));
   }
   if (out.empty())

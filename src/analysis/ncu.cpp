@@ -206,8 +206,10 @@ const std::vector<std::string>& ncu_metric_names() {
   return names;
 }
 
-double ProfileMetrics::measured_cgma(double element_bytes) const {
-  const double accesses = (requested_load_bytes + requested_store_bytes) / element_bytes;
+double ProfileMetrics::measured_cgma(double) const {
+  // Thread-level global accesses: 32 per warp-level request (every lane of a full warp accesses
+  // once; a float4 counts as one access, lanes predicated off at the edges are counted too).
+  const double accesses = 32.0 * (load_requests + store_requests);
   return accesses > 0 ? flops / accesses : 0;
 }
 

