@@ -1,5 +1,8 @@
 // gemmlab lab: the default lab. Every kernel (default parameters) and cuBLAS at a few sizes,
-// verified and timed, one table per size.
+// verified and timed, one table per size; with several shapes, a summary of every kernel's share
+// of cuBLAS and its geometric mean over the shapes.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 
@@ -12,6 +15,7 @@
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
 #include "results/record.hpp"
+#include "sweep/shapes.hpp"
 
 namespace gemmlab::cli {
 
@@ -19,14 +23,18 @@ namespace {
 
 struct LabOptions {
   std::string sizes = "256,1024,4096";
+  std::string shapes;  // MxNxK list: replaces the square sizes
   std::string kernels = "*";
+  std::string output = "f32";
   int iters = 20;
   std::int64_t slow_limit = 1024;
   std::string json;
 };
 
 void run_lab(const LabOptions& o) {
-  const std::vector<std::int64_t> sizes = parse_size_list(o.sizes);
+  const std::vector<Shape> shapes = o.shapes.empty() ? square_shapes(parse_size_list(o.sizes)) : parse_shape_list(o.shapes);
+  for (const Shape& s : shapes) validate_shape(s);
+  if (o.output != "f32" && o.output != "same") throw Error(fmt::format("--output must be f32 or same, not '{}'", o.output));
   const Registry& reg = Registry::instance();
   std::vector<const Kernel*> kernels;
   for (const Kernel* k : reg.select(o.kernels))
@@ -34,12 +42,15 @@ void run_lab(const LabOptions& o) {
   if (kernels.empty()) throw Error(fmt::format("no kernel matches '{}'", o.kernels));
   Lab lab;
   std::cout << fmt::format("gemmlab lab on {} ({} SMs, {} MHz max SM clock): {} runs after 3 warm-ups, hot L2, "
-                           "uniform random inputs, every result checked against float64\n",
-                           lab.device().name, lab.device().sm_count, lab.device().clock_khz / 1000, o.iters);
+                           "uniform random inputs, C as {}, every result checked against float64\n",
+                           lab.device().name, lab.device().sm_count, lab.device().clock_khz / 1000, o.iters,
+                           o.output == "f32" ? "f32" : "the operand type");
   std::vector<nlohmann::json> all;
   bool all_passed = true;
-  for (std::int64_t n : sizes) {
-    const Shape shape{n, n, n};
+  // Summary: kernel -> shape -> share of cuBLAS (cuBLAS median / kernel median).
+  std::map<std::string, std::map<std::string, double>> share;
+  std::vector<std::string> kernel_order;
+  for (const Shape& shape : shapes) {
     RunSpec base;
     base.shape = shape;
     base.timing = TimingPlan{3, o.iters, 2.0, false};
@@ -47,11 +58,13 @@ void run_lab(const LabOptions& o) {
     // cuBLAS once per precision and size; every kernel of that precision is compared to it.
     std::map<Precision, RunResult> cublas;
     Table t({"kernel", "params", "median ms", "stddev ms", "GFLOPS", "vs cuBLAS", "check"});
+    auto output_for = [&](Precision p) { return o.output == "f32" ? DType::f32 : operand_type(p); };
     auto baseline = [&](Precision p) -> const RunResult& {
       auto it = cublas.find(p);
       if (it == cublas.end()) {
         RunSpec s = base;
         s.kernel = reg.baseline_for(p).info().id;
+        s.output = output_for(p);
         it = cublas.emplace(p, run_gemm(lab, s)).first;
         all.push_back(to_json(it->second));
       }
@@ -61,15 +74,20 @@ void run_lab(const LabOptions& o) {
       const KernelInfo& info = k->info();
       const Params params = resolve_params(*k, {});
       if (info.min_cc > lab.device().cc() || k->reject(shape, params, lab.device())) continue;
-      if (info.slow && n > o.slow_limit) {
+      const DType out = output_for(info.precision);
+      if (std::find(info.outputs.begin(), info.outputs.end(), out) == info.outputs.end()) continue;
+      if (info.slow && std::max({shape.m, shape.n, shape.k}) > o.slow_limit) {
         t.add({info.id, params_to_string(params), "-", "-", "-", "-", fmt::format("skipped: slow by design above {}", o.slow_limit)});
         continue;
       }
       RunSpec s = base;
       s.kernel = info.id;
+      s.output = out;
       const RunResult r = run_gemm(lab, s);
       const RunResult& cb = baseline(info.precision);
       const double ratio = cb.kernel.timing->ms.median / r.kernel.timing->ms.median;
+      if (!share.count(info.id)) kernel_order.push_back(info.id);
+      share[info.id][to_string(shape)] = ratio;
       all_passed = all_passed && r.passed();
       nlohmann::json j = to_json(r);
       j["ratio_to_cublas"] = ratio;
@@ -83,7 +101,34 @@ void run_lab(const LabOptions& o) {
       t.add({cb.spec.kernel, "", fmt_ms(cb.kernel.timing->ms.median), fmt_ms(cb.kernel.timing->ms.stddev),
              fmt_gflops(cb.gflops()), "100.0%", check_cell(cb.kernel)});
     }
-    std::cout << fmt::format("\nM = N = K = {}\n", n);
+    if (shape.m == shape.n && shape.n == shape.k) std::cout << fmt::format("\nM = N = K = {}\n", shape.m);
+    else std::cout << fmt::format("\nM x N x K = {}\n", to_string(shape));
+    t.print(std::cout);
+  }
+  if (shapes.size() > 1 && !kernel_order.empty()) {
+    // One row per kernel: its share of cuBLAS at every shape, and the geometric mean.
+    std::vector<std::string> header{"kernel"};
+    for (const Shape& s : shapes) header.push_back(to_string(s));
+    header.push_back("geomean");
+    Table t(header);
+    for (const std::string& id : kernel_order) {
+      std::vector<std::string> row{id};
+      double log_sum = 0;
+      int n = 0;
+      for (const Shape& s : shapes) {
+        auto it = share[id].find(to_string(s));
+        if (it == share[id].end()) {
+          row.push_back("-");
+          continue;
+        }
+        row.push_back(fmt_percent(it->second));
+        log_sum += std::log(it->second);
+        ++n;
+      }
+      row.push_back(n == int(shapes.size()) ? fmt_percent(std::exp(log_sum / n)) : "-");
+      t.add(row);
+    }
+    std::cout << "\nshare of cuBLAS (cuBLAS median / kernel median, same precision and output, same run)\n";
     t.print(std::cout);
   }
   if (!o.json.empty()) write_json_file(o.json, run_context(lab.device(), command_line()), all);
@@ -96,6 +141,8 @@ void add_lab_command(CLI::App& app) {
   static LabOptions o;
   auto* cmd = app.add_subcommand("lab", "the default lab: every kernel and cuBLAS at a few sizes");
   cmd->add_option("--sizes", o.sizes, "square sizes (list or range, e.g. 256,1024 or 256:4096:x2)");
+  cmd->add_option("--shapes", o.shapes, "MxNxK shapes instead of square sizes, e.g. 4097x4095x4093,1000x1000x1000");
+  cmd->add_option("--output", o.output, "type of C: f32 (default) or same (the operand type)");
   cmd->add_option("--kernels", o.kernels, "kernel ids, glob or family (default: all)");
   cmd->add_option("--iters", o.iters, "timed runs per kernel and size")->check(CLI::Range(1, 100000));
   cmd->add_option("--slow-limit", o.slow_limit, "largest size for kernels that are slow by design");

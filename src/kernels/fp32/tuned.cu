@@ -4,7 +4,7 @@
 // factor it estimates the run time from a simple model (how many waves of blocks the shape needs on
 // this GPU, each tile shape's measured relative efficiency, the extra traffic of split-K) and runs
 // the cheapest. The efficiencies come from `gemmlab tune` on an H100 (docs/kernels/fp32-ladder.md).
-// This is the kernel the library's gemm() call uses for FP32.
+// The model and its calibration are in docs/kernels/fp32-ladder.md.
 #include <cmath>
 #include <limits>
 
@@ -18,50 +18,56 @@ namespace gemmlab {
 
 namespace {
 
+// The configurations the dispatcher chooses among, with their throughput relative to the best one
+// when the GPU is full, measured by `gemmlab tune` on an H100 at 4096^3 (docs/kernels/fp32-ladder.md):
+// 128x256 with 16x8 thread tiles 46.6 TFLOPS, 128x128 (16x8) 44.0, 64x128 (8x8) 44.3.
 struct TileOption {
-  int tile_m, tile_n;
-  int blocks_per_sm;  // resident blocks per SM (registers and shared memory, 4 stages)
-  double efficiency;  // throughput of one full wave relative to 128 x 128
+  int tile_m, tile_n, thread_m, stages;
+  double efficiency;
 };
-
-// Measured on an H100 (see docs/kernels/fp32-ladder.md); the model only needs their ratios.
 constexpr TileOption kTiles[] = {
-    {128, 128, 2, 1.00},
-    {128, 64, 4, 0.90},
-    {64, 128, 4, 0.90},
-    {64, 64, 6, 0.75},
+    {128, 256, 16, 3, 1.00},
+    {128, 128, 16, 3, 0.94},
+    {64, 128, 8, 2, 0.95},
+    {64, 64, 8, 2, 0.80},
 };
 constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
+
+// Estimated time, in units of one 128x128 tile times one k on one SM: the blocks are spread evenly
+// over the SMs, the busiest SM sets the time; split-K adds its reduction pass (memory-bound: about
+// 115 units per 4 MB moved on an H100).
+double estimate(const TileOption& t, int splits, const Shape& s, int sms) {
+  const double tiles = double((s.m + t.tile_m - 1) / t.tile_m) * double((s.n + t.tile_n - 1) / t.tile_n);
+  const double per_sm = std::ceil(tiles * splits / sms);
+  const double k_slice = std::ceil(double(s.k) / splits);
+  double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency;
+  if (splits > 1) time += double(splits + 1) * double(s.m) * s.n * 4.0 / (4.0 * 1024 * 1024) * 115.0;
+  return time;
+}
 
 fp32::PipelinedChoice choose_for(const Shape& s, int sms) {
   double best = std::numeric_limits<double>::infinity();
   fp32::PipelinedChoice pick;
-  pick.stages = 4;
-  pick.group_m = 8;
-  for (const TileOption& t : kTiles) {
-    const double tiles = double((s.m + t.tile_m - 1) / t.tile_m) * double((s.n + t.tile_n - 1) / t.tile_n);
+  for (const TileOption& t : kTiles)
     for (int splits : kSplits) {
       if (splits > 1 && s.k < 256 * splits) continue;  // slices too thin to pay for the reduction
-      const double blocks = tiles * splits;
-      const double slots = double(sms) * t.blocks_per_sm;
-      const double waves = std::ceil(blocks / slots);
-      // Time of one wave ~ work of one block / (efficiency); work in units of 128x128 tile-k-steps.
-      const double k_slice = std::ceil(double(s.k) / splits);
-      const double wave_time = (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice * t.blocks_per_sm / 2.0 / t.efficiency;
-      double time = waves * wave_time;
-      // Split-K's extra pass: write and read splits x M x N floats; ~ 1/40 of a k-step per element
-      // of a 128x128 tile at H100 rates (memory-bound reduction vs FMA-bound tiles).
-      if (splits > 1) time += double(splits) * s.m * s.n / (128.0 * 128.0) * 40.0 / sms;
-      if (time < best * 0.98) {  // prefer the simpler choice on near-ties
+      const double time = estimate(t, splits, s, sms);
+      if (time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
         best = time;
         pick.tile_m = t.tile_m;
         pick.tile_n = t.tile_n;
+        pick.thread_m = t.thread_m;
+        pick.stages = t.stages;
+        pick.group_m = 8;
         pick.splits = splits;
       }
     }
-  }
   return pick;
 }
+
+}  // namespace
+
+namespace {
 
 class Tuned final : public fp32::PipelinedKernel {
  public:
@@ -79,8 +85,8 @@ class Tuned final : public fp32::PipelinedKernel {
     i.title = "Shape-aware dispatch: tile shape and split-K chosen per problem";
     i.origin = "technique: per-shape kernel selection from autotuning (gemmlab tune)";
     i.summary =
-        "Chooses among the pipelined configurations (tile 128/64 x 128/64, split-K 1-8) with a wave "
-        "model calibrated by autotuning on an H100; the FP32 kernel behind gemmlab::gemm().";
+        "Chooses among the pipelined configurations (128x256 and 128x128 with 16x8 thread tiles, 64x128 and "
+        "64x64 with 8x8, split-K 1-8) with a load-balance model calibrated by autotuning on an H100.";
     i.constraints = "any M, N, K >= 1";
     return i;
   }

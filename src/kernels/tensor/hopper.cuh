@@ -148,11 +148,13 @@ struct HopperConfig {
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  // The TMA epilogue stores a warpgroup's 64 x BN tile in passes of 64 x EPI_COLS (32 KB per
-  // warpgroup for FP32 C, 64 columns; 128 columns for 16-bit C), so 4 pipeline stages still fit.
-  static constexpr int EPI_COLS = sizeof(OutT) == 4 ? 64 : 128;
+  // The TMA epilogue stores a warpgroup's 64 x BN tile in passes of 64 x EPI_COLS through
+  // 128-byte-swizzled boxes of 64 rows x 128 bytes (BOX_COLS elements): the swizzle spreads the
+  // 8 rows a warp writes at once over different banks. 16 KB per warpgroup and pass.
+  static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
+  static constexpr int EPI_COLS = 2 * BOX_COLS;
   static constexpr int EPI_PASSES = BN / EPI_COLS;
-  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * 64 * EPI_COLS * int(sizeof(OutT)) : 0;
+  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * 64 * EPI_COLS * int(sizeof(OutT)) : 0;  // 2 x 16 KB
   static constexpr int BAR_BYTES = 2 * STAGES * 8;
   static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
@@ -339,22 +341,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int row0 = tm * BM + ci * 64, col0 = tn * BN;
     if (tm >= tiles_m) continue;  // the cluster's spare CTA (odd number of tile rows)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f) {
-      OutT* cs = reinterpret_cast<OutT*>(epi) + ci * 64 * Cfg::EPI_COLS;
+      constexpr int kBoxBytes = 64 * 128;
+      unsigned char* cs = epi + ci * 2 * kBoxBytes;
+      // Byte offset of (row r, column x) in a 64 x 128-byte box with TMA's 128-byte swizzle: the
+      // 16-byte chunk index is XORed with the row's position in its group of 8.
+      auto swizzled = [](int r, int x) {
+        const int byte = x * int(sizeof(OutT));
+        return r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+      };
+      auto put_pair = [&](int r, int cc, float v0, float v1) {
+        unsigned char* p = cs + (cc / Cfg::BOX_COLS) * kBoxBytes + swizzled(r, cc % Cfg::BOX_COLS);
+        if constexpr (sizeof(OutT) == 4) {
+          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+        } else {
+          OutT pair[2] = {from_float<OutT>(v0), from_float<OutT>(v1)};
+          *reinterpret_cast<unsigned*>(p) = *reinterpret_cast<const unsigned*>(pair);
+        }
+      };
 #pragma unroll
-      for (int half = 0; half < Cfg::EPI_PASSES; ++half) {
+      for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
         named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
 #pragma unroll
-        for (int j = half * (Cfg::EPI_COLS / 8); j < (half + 1) * (Cfg::EPI_COLS / 8); ++j) {
-          const int r = warp * 16 + lane / 4, c = 8 * j + 2 * (lane % 4) - half * Cfg::EPI_COLS;
-          cs[r * Cfg::EPI_COLS + c] = from_float<OutT>(args.alpha * d[4 * j]);
-          cs[r * Cfg::EPI_COLS + c + 1] = from_float<OutT>(args.alpha * d[4 * j + 1]);
-          cs[(r + 8) * Cfg::EPI_COLS + c] = from_float<OutT>(args.alpha * d[4 * j + 2]);
-          cs[(r + 8) * Cfg::EPI_COLS + c + 1] = from_float<OutT>(args.alpha * d[4 * j + 3]);
+        for (int j = pass * (Cfg::EPI_COLS / 8); j < (pass + 1) * (Cfg::EPI_COLS / 8); ++j) {
+          const int r = warp * 16 + lane / 4, cc = 8 * j + 2 * (lane % 4) - pass * Cfg::EPI_COLS;
+          put_pair(r, cc, args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
+          put_pair(r + 8, cc, args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
         }
         fence_proxy_async();  // make the generic-proxy writes visible to the TMA engine
         named_barrier(1 + ci, 128);
         if (leader) {
-          tma_store(&tm_c, cs, col0 + half * Cfg::EPI_COLS, row0);
+          tma_store(&tm_c, cs, col0 + pass * Cfg::EPI_COLS, row0);
+          tma_store(&tm_c, cs + kBoxBytes, col0 + pass * Cfg::EPI_COLS + Cfg::BOX_COLS, row0);
           tma_store_wait_read();
         }
       }

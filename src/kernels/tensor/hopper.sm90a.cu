@@ -86,7 +86,7 @@ class MapCache {
       constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
       maps_.a = tc::make_tensor_map_2d(g.a, ab, g.shape.m, g.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
       maps_.b = tc::make_tensor_map_2d(g.b, ab, g.shape.k, g.shape.n, Cfg::BK, 64, tc::Swizzle::b128);
-      maps_.c = Cfg::kTmaEpilogue ? tc::make_tensor_map_2d(g.c, out, g.shape.m, g.shape.n, 64, Cfg::EPI_COLS, tc::Swizzle::none)
+      maps_.c = Cfg::kTmaEpilogue ? tc::make_tensor_map_2d(g.c, out, g.shape.m, g.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
                                   : maps_.a;  // unused by the kernel
       key_a_ = g.a, key_b_ = g.b, key_c_ = g.c, key_shape_ = g.shape, valid_ = true;
     }
