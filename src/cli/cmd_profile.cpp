@@ -75,7 +75,7 @@ void print_profile(const ProfileMetrics& m, const Kernel* k, const Params& param
     d.add({"CGMA, kernel model", fmt::format("{:.4g}", tm.cgma()), "flops / elements loaded or stored (declared)"});
   }
   d.add({"CGMA, measured", fmt::format("{:.4g}", m.measured_cgma(element_bytes)),
-         fmt::format("flops counted / (requested bytes / {:.0f})", element_bytes)});
+         std::string("flops counted / (32 x warp-level requests): per thread-level access")});
   d.add({"flops per global request", fmt::format("{:.4g}", m.flops_per_request()), "per warp-level load/store request"});
   if (shape && m.dram_bytes() > 0 && model_flops > 0)
     d.add({"arithmetic intensity (DRAM)", fmt::format("{:.4g} flop/B", model_flops / m.dram_bytes()),

@@ -167,6 +167,8 @@ struct HopperArgs {
   float alpha, beta;
   void* C;           // row-major M x N of Cfg::Out (the direct epilogue writes through it)
   int group_m;       // tile rows per raster group (persistent order)
+  int tma_store;     // C's rows are 16-byte aligned: the TMA epilogue may be used
+  int pair_stores;   // N even: two adjacent outputs are stored as one 8- (or 4-) byte access
 };
 
 // Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
@@ -340,7 +342,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // ---- epilogue: row r = tile row + ci*64 + warp*16 + lane/4 (+8); columns 8j + 2*(lane%4) ----
     const int row0 = tm * BM + ci * 64, col0 = tn * BN;
     if (tm >= tiles_m) continue;  // the cluster's spare CTA (odd number of tile rows)
-    if (Cfg::kTmaEpilogue && args.beta == 0.0f) {
+    if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
       constexpr int kBoxBytes = 64 * 128;
       unsigned char* cs = epi + ci * 2 * kBoxBytes;
       // Byte offset of (row r, column x) in a 64 x 128-byte box with TMA's 128-byte swizzle: the
@@ -380,10 +382,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int j = 0; j < Cfg::kAccum / 4; ++j) {
         const int r = row0 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
-        if (c >= args.N) continue;  // N % 8 == 0 on this path, so c + 1 < N too
-        if (r < args.M) store_pair(C + std::size_t(r) * args.N + c, d[4 * j], d[4 * j + 1], args.alpha, args.beta);
-        if (r + 8 < args.M)
-          store_pair(C + std::size_t(r + 8) * args.N + c, d[4 * j + 2], d[4 * j + 3], args.alpha, args.beta);
+        if (c >= args.N) continue;
+        for (int h = 0; h < 2; ++h) {
+          const int rr = r + 8 * h;
+          if (rr >= args.M) continue;
+          OutT* out = C + std::size_t(rr) * args.N + c;
+          if (args.pair_stores && c + 1 < args.N) {
+            store_pair(out, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], args.alpha, args.beta);
+          } else {  // odd N: rows start at odd element offsets, store one by one
+            store_output(out, d[4 * j + 2 * h], args.alpha, args.beta);
+            if (c + 1 < args.N) store_output(out + 1, d[4 * j + 2 * h + 1], args.alpha, args.beta);
+          }
+        }
       }
     }
   }

@@ -69,8 +69,18 @@ unsigned grid_size(const Shape& s, int sms) {
   return unsigned(clusters * Cfg::kCluster);
 }
 
-// Tensor maps for one (A, B, C, shape): building them costs microseconds, so the last ones are kept
-// (a benchmark launches the same GEMM many times).
+// What the TMA maps describe: A is M x K and B is K x b_cols, packed row-major; C is M x N.
+// b_cols is N, or N rounded up to 8 when the operands were copied into padded buffers.
+struct Operands {
+  const void* a;
+  const void* b;
+  void* c;
+  Shape shape;  // M, N of C; K the kernel loops over
+  std::int64_t b_cols;
+};
+
+// Tensor maps for one set of operands: building them costs microseconds, so the last ones are
+// kept (a benchmark launches the same GEMM many times).
 struct Maps {
   CUtensorMap a, b, c;
 };
@@ -78,42 +88,50 @@ struct Maps {
 template <class Cfg>
 class MapCache {
  public:
-  Maps get(const GemmArgs& g) {
+  Maps get(const Operands& o, bool tma_store) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!valid_ || key_a_ != g.a || key_b_ != g.b || key_c_ != g.c || !(key_shape_ == g.shape)) {
+    if (!valid_ || key_a_ != o.a || key_b_ != o.b || key_c_ != o.c || !(key_shape_ == o.shape) || key_cols_ != o.b_cols ||
+        key_store_ != tma_store) {
       using T = typename Cfg::T;
-      constexpr DType ab = sizeof(T) == 2 && std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
+      constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
       constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
-      maps_.a = tc::make_tensor_map_2d(g.a, ab, g.shape.m, g.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
-      maps_.b = tc::make_tensor_map_2d(g.b, ab, g.shape.k, g.shape.n, Cfg::BK, 64, tc::Swizzle::b128);
-      maps_.c = Cfg::kTmaEpilogue ? tc::make_tensor_map_2d(g.c, out, g.shape.m, g.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
-                                  : maps_.a;  // unused by the kernel
-      key_a_ = g.a, key_b_ = g.b, key_c_ = g.c, key_shape_ = g.shape, valid_ = true;
+      maps_.a = tc::make_tensor_map_2d(o.a, ab, o.shape.m, o.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
+      maps_.b = tc::make_tensor_map_2d(o.b, ab, o.shape.k, o.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
+      maps_.c = Cfg::kTmaEpilogue && tma_store
+                    ? tc::make_tensor_map_2d(o.c, out, o.shape.m, o.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
+                    : maps_.a;  // not used by the kernel
+      key_a_ = o.a, key_b_ = o.b, key_c_ = o.c, key_shape_ = o.shape, key_cols_ = o.b_cols, key_store_ = tma_store;
+      valid_ = true;
     }
     return maps_;
   }
 
  private:
   std::mutex mu_;
-  bool valid_ = false;
+  bool valid_ = false, key_store_ = false;
   const void *key_a_ = nullptr, *key_b_ = nullptr, *key_c_ = nullptr;
   Shape key_shape_;
+  std::int64_t key_cols_ = 0;
   Maps maps_{};
 };
 
 template <class Cfg>
-void launch_hopper(const GemmArgs& g, const ExecContext& ctx, int group_m) {
+void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m) {
   static MapCache<Cfg> cache;
   static std::once_flag once;
   auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
   std::call_once(once, [&] {
     GEMMLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
   });
-  const Maps maps = cache.get(g);
-  const HopperArgs args{int(g.shape.m), int(g.shape.n), int(g.shape.k), g.alpha, g.beta, g.c, group_m};
+  constexpr int out_bytes = int(sizeof(typename Cfg::Out));
+  const bool tma_store = aligned16(o.c) && (o.shape.n * out_bytes) % 16 == 0;
+  const bool pairs = o.shape.n % 2 == 0 && reinterpret_cast<std::uintptr_t>(o.c) % (2 * out_bytes) == 0;
+  const Maps maps = cache.get(o, tma_store);
+  const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
+                        pairs ? 1 : 0};
   const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
   cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid_size<Cfg>(g.shape, sms));
+  cfg.gridDim = dim3(grid_size<Cfg>(o.shape, sms));
   cfg.blockDim = dim3(Cfg::kThreads);
   cfg.dynamicSmemBytes = Cfg::kSmemBytes;
   cfg.stream = ctx.stream;
@@ -130,10 +148,17 @@ void launch_hopper(const GemmArgs& g, const ExecContext& ctx, int group_m) {
 }
 
 // One ladder step in one precision. CfgF32 writes FP32 C; CfgSame (or void) the operand type.
-template <class CfgF32, class CfgSame>
-class HopperKernel : public KernelBase {
+// What the last step needs of a configured kernel, whatever its tile shape.
+class HopperKernelBase : public KernelBase {
  public:
-  HopperKernel(KernelInfo info, int group_m) : KernelBase(std::move(info)), group_m_(group_m) {}
+  using KernelBase::KernelBase;
+  virtual void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m) const = 0;
+};
+
+template <class CfgF32, class CfgSame>
+class HopperKernel : public HopperKernelBase {
+ public:
+  HopperKernel(KernelInfo info, int group_m) : HopperKernelBase(std::move(info)), group_m_(group_m) {}
 
   std::optional<std::string> reject(const Shape& s, const Params&, const DeviceInfo& dev) const override {
     if (dev.cc() != 90)
@@ -171,10 +196,14 @@ class HopperKernel : public KernelBase {
       tc::launch_mma_sync(info_.precision, g, ctx.stream);
       return;
     }
+    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m);
+  }
+
+  void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m) const override {
     if (g.c_type == DType::f32) {
-      launch_hopper<CfgF32>(g, ctx, group_m);
+      launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m);
     } else if constexpr (!std::is_void_v<CfgSame>) {
-      launch_hopper<CfgSame>(g, ctx, group_m);
+      launch_hopper<CfgSame>(o, g.alpha, g.beta, ctx, group_m);
     } else {
       throw Error(fmt::format("kernel {} writes FP32 C only", info_.id));
     }
@@ -184,29 +213,76 @@ class HopperKernel : public KernelBase {
   int group_m_;
 };
 
-// The last step takes its cluster size and raster group as parameters, so the autotuner can choose.
+// Rows of the operand copies for shapes whose K or N is not a multiple of 8, padded with zeros.
+std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
+std::size_t padded_a_bytes(const Shape& s) { return std::size_t(s.m * round8(s.k)) * 2; }
+std::size_t padded_b_bytes(const Shape& s) { return std::size_t(round8(s.k) * round8(s.n)) * 2; }
+bool shape_aligned(const Shape& s) { return s.k % 8 == 0 && s.n % 8 == 0; }
+
+// The last step: tile width (128 or 256 columns; automatic by default), cluster size and raster
+// group are parameters. Shapes whose rows TMA cannot address (K or N not a multiple of 8) are copied
+// into zero-padded buffers first; the copies are part of the timed launch.
 template <Precision P>
 class TmaEpilogueKernel final : public KernelBase {
   using T = tc::operand_t<P>;
   using One = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 1, true>, HopperConfig<P, T, 256, 4, true, true, 1, true>>;
   using Two = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, true>, HopperConfig<P, T, 256, 4, true, true, 2, true>>;
+  using Narrow = HopperKernel<HopperConfig<P, float, 128, 6, true, true, 1, true>, HopperConfig<P, T, 128, 6, true, true, 1, true>>;
 
  public:
-  explicit TmaEpilogueKernel(const KernelInfo& info) : KernelBase(info), one_(info, 8), two_(info, 8) {}
-  const Kernel& pick(const Params& p) const { return p.at("cluster") == 2 ? static_cast<const Kernel&>(two_) : one_; }
-  std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
-    return pick(p).reject(s, p, d);
+  explicit TmaEpilogueKernel(const KernelInfo& info) : KernelBase(info), one_(info, 8), two_(info, 8), narrow_(info, 8) {}
+
+  // 256-column tiles unless they leave SMs idle: fewer tiles than SMs -> 128 columns.
+  static int tile_n(const Shape& s, const Params& p) {
+    if (p.at("tile_n") != 0) return p.at("tile_n");
+    const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
+    return tiles256 < current_sm_count() ? 128 : 256;
   }
-  TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(p).traffic(s, p); }
-  LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(p).plan(s, p); }
+  const HopperKernelBase& pick(const Shape& s, const Params& p) const {
+    if (tile_n(s, p) == 128) return narrow_;
+    return p.at("cluster") == 2 ? static_cast<const HopperKernelBase&>(two_) : one_;
+  }
+
+  std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
+    if (p.at("tile_n") == 128 && p.at("cluster") == 2)
+      return std::string("clusters are used with 256-column tiles only (tile_n=128 runs with cluster=1)");
+    return pick(s, p).reject(s, p, d);
+  }
+  TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(s, p).traffic(s, p); }
+  LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(s, p).plan(s, p); }
+  std::size_t workspace_bytes(const Shape& s, const Params&) const override {
+    return shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s);
+  }
+
   void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
-    if (p.at("cluster") == 2) two_.launch_with(g, ctx, p.at("group"));
-    else one_.launch_with(g, ctx, p.at("group"));
+    const HopperKernelBase& k = pick(g.shape, p);
+    const int group = p.at("group");
+    if (shape_aligned(g.shape) && tma_path(g)) {
+      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group);
+      return;
+    }
+    const Shape& s = g.shape;
+    if (!ctx.workspace || ctx.workspace_bytes < workspace_bytes(s, p) || !aligned16(g.a) || !aligned16(g.b)) {
+      tc::launch_mma_sync(info_.precision, g, ctx.stream);  // no room to pad: the correct path
+      return;
+    }
+    const std::int64_t k8 = round8(s.k), n8 = round8(s.n);
+    auto* a_pad = static_cast<unsigned char*>(ctx.workspace);
+    auto* b_pad = a_pad + (padded_a_bytes(s) + 255) / 256 * 256;
+    // A: rows of K elements into rows of k8, the extra columns zero.
+    if (k8 > s.k) GEMMLAB_CUDA(cudaMemset2DAsync(a_pad + s.k * 2, k8 * 2, 0, (k8 - s.k) * 2, s.m, ctx.stream));
+    GEMMLAB_CUDA(cudaMemcpy2DAsync(a_pad, k8 * 2, g.a, s.k * 2, s.k * 2, s.m, cudaMemcpyDeviceToDevice, ctx.stream));
+    // B: K rows of N into k8 rows of n8; extra columns and rows zero.
+    if (n8 > s.n) GEMMLAB_CUDA(cudaMemset2DAsync(b_pad + s.n * 2, n8 * 2, 0, (n8 - s.n) * 2, s.k, ctx.stream));
+    if (k8 > s.k) GEMMLAB_CUDA(cudaMemsetAsync(b_pad + s.k * n8 * 2, 0, (k8 - s.k) * n8 * 2, ctx.stream));
+    GEMMLAB_CUDA(cudaMemcpy2DAsync(b_pad, n8 * 2, g.b, s.n * 2, s.n * 2, s.k, cudaMemcpyDeviceToDevice, ctx.stream));
+    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group);
   }
 
  private:
   One one_;
   Two two_;
+  Narrow narrow_;
 };
 
 struct Step {
@@ -265,8 +341,12 @@ void add_step(Registry& r) {
     r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, false>, void>>(i, kGroup));
   } else {
     i.outputs = {DType::f32, operand_type(P)};
-    i.params = {{"cluster", "CTAs per cluster (TMA multicast of B when 2)", {1, 2}, 2},
+    i.params = {{"tile_n", "tile columns: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
+                {"cluster", "CTAs per cluster with 256-column tiles (TMA multicast of B when 2)", {1, 2}, 2},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8}};
+    i.constraints =
+        "any M, N, K >= 1; when K or N is not a multiple of 8 the operands are first copied into zero-padded "
+        "buffers (timed with the kernel)";
     r.add(std::make_unique<TmaEpilogueKernel<P>>(i));
   }
 }
