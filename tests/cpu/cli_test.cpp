@@ -67,6 +67,18 @@ TEST(Cli, MalformedParameter) { expect_clean_failure("run --kernel seed.naive --
 TEST(Cli, BadIters) { expect_clean_failure("run --kernel seed.naive --size 64 --iters 0", "iters"); }
 TEST(Cli, BadPrecisionOrOutput) { expect_clean_failure("run --kernel seed.naive --size 64 --output f8", "unknown output type"); }
 
+TEST(Cli, LabRejectsBadShapesAndOutputs) {
+  expect_clean_failure("lab --shapes 12x34", "");
+  expect_clean_failure("lab --shapes 0x4x4", "at least 1");
+  expect_clean_failure("lab --output f64", "--output must be f32 or same");
+  expect_clean_failure("lab --kernels nothing.like.this", "no kernel matches");
+}
+
+TEST(Cli, TuneNeedsAKernelWithParameters) {
+  expect_clean_failure("tune --kernel cublas.fp32 --size 64", "no parameters to tune");
+  expect_clean_failure("tune --kernel nope --size 64", "unknown kernel 'nope'");
+}
+
 TEST(Cli, UnreadableNpy) {
   expect_clean_failure("run --kernel seed.naive --input-a /nonexistent/a.npy --input-b /nonexistent/b.npy", "cannot open");
 }
