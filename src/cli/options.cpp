@@ -1,24 +1,14 @@
 #include "cli/options.hpp"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/size_list.hpp"
 
 namespace gemmlab::cli {
 
 namespace {
 std::string g_command_line;
-
-std::int64_t parse_int(const std::string& s, const std::string& what) {
-  std::int64_t v = 0;
-  const char* b = s.data();
-  const char* e = s.data() + s.size();
-  auto [p, ec] = std::from_chars(b, e, v);
-  if (ec != std::errc() || p != e) throw Error(fmt::format("{}: '{}' is not an integer", what, s));
-  return v;
-}
 }  // namespace
 
 void set_command_line(int argc, char** argv) {
@@ -61,7 +51,7 @@ Params ParamOptions::resolve() const {
     if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
       throw Error(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
     const std::string name = kv.substr(0, eq);
-    p[name] = int(parse_int(kv.substr(eq + 1), "--param " + name));
+    p[name] = int(parse_int64(kv.substr(eq + 1), "--param " + name));
   }
   return p;
 }

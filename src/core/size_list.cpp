@@ -8,8 +8,7 @@
 
 namespace gemmlab {
 
-namespace {
-std::int64_t parse_int(const std::string& s, const std::string& what) {
+std::int64_t parse_int64(const std::string& s, const std::string& what) {
   std::int64_t v = 0;
   const char* b = s.data();
   const char* e = s.data() + s.size();
@@ -17,7 +16,6 @@ std::int64_t parse_int(const std::string& s, const std::string& what) {
   if (ec != std::errc() || p != e) throw Error(fmt::format("{}: '{}' is not an integer", what, s));
   return v;
 }
-}  // namespace
 
 std::vector<std::int64_t> parse_size_list(const std::string& text) {
   std::vector<std::int64_t> out;
@@ -28,17 +26,17 @@ std::vector<std::int64_t> parse_size_list(const std::string& text) {
     if (item.empty()) throw Error(fmt::format("empty item in size list '{}'", text));
     const auto c1 = item.find(':');
     if (c1 == std::string::npos) {
-      out.push_back(parse_int(item, "size"));
+      out.push_back(parse_int64(item, "size"));
     } else {
       const auto c2 = item.find(':', c1 + 1);
       if (c2 == std::string::npos)
         throw Error(fmt::format("range '{}' needs START:STOP:STEP (STEP like x2 or +256)", item));
-      const std::int64_t lo = parse_int(item.substr(0, c1), "range start");
-      const std::int64_t hi = parse_int(item.substr(c1 + 1, c2 - c1 - 1), "range stop");
+      const std::int64_t lo = parse_int64(item.substr(0, c1), "range start");
+      const std::int64_t hi = parse_int64(item.substr(c1 + 1, c2 - c1 - 1), "range stop");
       const std::string step = item.substr(c2 + 1);
       if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
         throw Error(fmt::format("range step '{}' must be xF (multiply) or +D (add)", step));
-      const std::int64_t by = parse_int(step.substr(1), "range step");
+      const std::int64_t by = parse_int64(step.substr(1), "range step");
       if (lo <= 0 || hi < lo) throw Error(fmt::format("range '{}' must have 0 < START <= STOP", item));
       if ((step[0] == 'x' && by < 2) || (step[0] == '+' && by < 1))
         throw Error(fmt::format("range step '{}' would never reach STOP", step));

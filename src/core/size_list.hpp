@@ -11,4 +11,7 @@ namespace gemmlab {
 // Throws Error on anything else, on sizes < 1 and on ranges that never end.
 std::vector<std::int64_t> parse_size_list(const std::string& text);
 
+// A whole string as a base-10 integer; throws Error("<what>: 'x' is not an integer") otherwise.
+std::int64_t parse_int64(const std::string& text, const std::string& what);
+
 }  // namespace gemmlab

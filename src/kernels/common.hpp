@@ -17,6 +17,17 @@ int current_sm_count();
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The traffic model of a kernel whose every BM x BN block tile reads a BM x K panel of A and a K x BN
+// panel of B once from global memory (through shared memory) and writes its part of C once.
+inline TrafficModel tiled_traffic(const Shape& s, std::int64_t bm, std::int64_t bn, double element_bytes = 4) {
+  TrafficModel t;
+  t.flops = s.flops();
+  t.global_loads = double(ceil_div(s.m, bm)) * double(ceil_div(s.n, bn)) * double(s.k) * double(bm + bn);
+  t.global_stores = double(s.m) * s.n;
+  t.element_bytes = element_bytes;
+  return t;
+}
+
 // Holds the description so that a kernel file only writes the behaviour.
 class KernelBase : public Kernel {
  public:

@@ -17,37 +17,16 @@
 #include "analysis/kernel_binary.hpp"
 #include "core/device.hpp"
 #include "kernels/registry.hpp"
+#include "cli_runner.hpp"
 
 namespace fs = std::filesystem;
 
+
+using gemmlab::testing::CliOutcome;
+using gemmlab::testing::run_cli;
+using gemmlab::testing::expect_clean_failure;
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string output;
-};
-
-// `env` is a prefix such as "PATH=/nonexistent" (applied with env(1)).
-Outcome run_cli(const std::string& args, const std::string& env = "") {
-  const std::string cmd = (env.empty() ? "" : "env " + env + " ") + std::string(GEMMLAB_EXE) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), int(buf.size()), p)) o.output += buf.data();
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return o;
-}
-
-void expect_clean_failure(const std::string& args, const std::string& message, const std::string& env = "") {
-  const Outcome o = run_cli(args, env);
-  SCOPED_TRACE("gemmlab " + args + "\n" + o.output);
-  EXPECT_NE(o.status, 0);
-  EXPECT_LT(o.status, 128) << "killed by a signal: a crash, not an error message";
-  EXPECT_NE(o.output.find(message), std::string::npos);
-  EXPECT_EQ(o.output.find("internal error"), std::string::npos);
-}
 
 std::string fixture_path(const std::string& name) {
   return std::string(GEMMLAB_SOURCE_DIR) + "/tests/cpu/fixtures/" + name;
@@ -111,7 +90,7 @@ std::vector<std::string> row_cells(const std::string& output, const std::string&
 using Cells = std::vector<std::string>;
 
 TEST(OccupancyCli, ReproducesSeed003Table2) {
-  const Outcome o = run_cli("occupancy --gpu gt240 --threads 64,256,484 --regs 16 --smem 44");
+  const CliOutcome o = run_cli("occupancy --gpu gt240 --threads 64,256,484 --regs 16 --smem 44");
   ASSERT_EQ(o.status, 0) << o.output;
   // Columns 8x8 (64 threads), 16x16, 22x22, then the GPU limit.
   EXPECT_EQ(row_cells(o.output, "active blocks"), (Cells{"8", "4", "2", "8"}));
@@ -136,14 +115,14 @@ TEST(OccupancyCli, ReproducesSeed003Table2) {
 }
 
 TEST(OccupancyCli, ListsTheDatabase) {
-  const Outcome o = run_cli("occupancy --list-gpus");
+  const CliOutcome o = run_cli("occupancy --list-gpus");
   EXPECT_EQ(o.status, 0);
   for (const char* key : {"gt240", "gtx1050", "gtx1060", "gtx1080", "rtx4060", "a100", "h100", "h200"})
     EXPECT_NE(o.output.find(key), std::string::npos) << key;
 }
 
 TEST(OccupancyCli, KernelOfflineWithGivenResources) {
-  const Outcome o = run_cli("occupancy --gpu gtx1050 --kernel seed.naive --regs 32 --smem 0");
+  const CliOutcome o = run_cli("occupancy --gpu gtx1050 --kernel seed.naive --regs 32 --smem 0");
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("8x8"), std::string::npos);  // a column per allowed block size
   EXPECT_NE(o.output.find("CGMA"), std::string::npos);
@@ -162,7 +141,7 @@ TEST(OccupancyCli, KernelOfflineThroughCuobjdump) {
                            "compile_size = 64bit\n\nResource usage:\n Common:\n  GLOBAL:0\n Function " + mangled +
                            ":\n  REG:38 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:944 TEXTURE:0 SURFACE:0 SAMPLER:0\n";
   const std::string cuobjdump = tools.add("cuobjdump", dump);
-  const Outcome o = run_cli("occupancy --gpu h100 --kernel seed.naive --block 16", "GEMMLAB_CUOBJDUMP=" + cuobjdump);
+  const CliOutcome o = run_cli("occupancy --gpu h100 --kernel seed.naive --block 16", "GEMMLAB_CUOBJDUMP=" + cuobjdump);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_EQ(row_cells(o.output, "registers / thread"), (Cells{"38", "255"}));
   // 38 x 32 = 1216 -> 1280 per warp; 12 warps per register-file part, 48 per SM: 6 blocks of 8 warps.
@@ -170,7 +149,7 @@ TEST(OccupancyCli, KernelOfflineThroughCuobjdump) {
   EXPECT_NE(o.output.find("naive_gemm"), std::string::npos) << "says which function it used";
   // The same from a saved dump.
   const std::string saved = tools.add("dump.txt", dump);
-  const Outcome s = run_cli("occupancy --gpu h100 --kernel seed.naive --block 16 --resources " + saved + ".out");
+  const CliOutcome s = run_cli("occupancy --gpu h100 --kernel seed.naive --block 16 --resources " + saved + ".out");
   ASSERT_EQ(s.status, 0) << s.output;
   EXPECT_EQ(row_cells(s.output, "registers / thread"), (Cells{"38", "255"}));
   // And a regex that matches nothing.
@@ -222,7 +201,7 @@ TEST(ProfileCli, WholeFlowThroughAStandInNcu) {
   FakeTools tools;
   const std::string ncu = tools.add("ncu", read(fixture_path("ncu_raw_naive.csv")));
   const std::string json = tools.dir() + "/profile.json", raw = tools.dir() + "/raw.csv";
-  const Outcome o = run_cli("profile --kernel seed.naive --block 16 --size 256 --json " + json + " --save-csv " + raw,
+  const CliOutcome o = run_cli("profile --kernel seed.naive --block 16 --size 256 --json " + json + " --save-csv " + raw,
                             "GEMMLAB_NCU=" + ncu);
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("GMLE"), std::string::npos);
@@ -243,11 +222,11 @@ TEST(ProfileCli, KernelMissingFromTheProfile) {
 }
 
 TEST(ProfileCli, RecordedCsv) {
-  const Outcome o = run_cli("profile --ncu-csv " + fixture_path("ncu_raw_naive.csv") + " --kernel seed.naive --size 256");
+  const CliOutcome o = run_cli("profile --ncu-csv " + fixture_path("ncu_raw_naive.csv") + " --kernel seed.naive --size 256");
   ASSERT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("FP32 flops counted"), std::string::npos);
   EXPECT_NE(o.output.find("1.0020 x 2MNK"), std::string::npos) << "(2 x 16777216 + 65536) / 2 x 256^3";
-  const Outcome all = run_cli("profile --ncu-csv " + fixture_path("ncu_raw_two_launches.csv"));
+  const CliOutcome all = run_cli("profile --ncu-csv " + fixture_path("ncu_raw_two_launches.csv"));
   ASSERT_EQ(all.status, 0) << all.output;
   EXPECT_NE(all.output.find("2 launches"), std::string::npos);
 }

@@ -10,39 +10,19 @@
 #include <sys/wait.h>
 
 #include "core/device.hpp"
+#include "cli_runner.hpp"
 
+
+using gemmlab::testing::CliOutcome;
+using gemmlab::testing::run_cli;
+using gemmlab::testing::expect_clean_failure;
 namespace {
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run_cli(const std::string& args) {
-  const std::string cmd = std::string(GEMMLAB_EXE) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), int(buf.size()), p)) o.output += buf.data();
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return o;
-}
-
-void expect_clean_failure(const std::string& args, const std::string& message) {
-  const Outcome o = run_cli(args);
-  SCOPED_TRACE("gemmlab " + args + "\n" + o.output);
-  EXPECT_NE(o.status, 0);
-  EXPECT_LT(o.status, 128) << "killed by a signal: a crash, not an error message";
-  EXPECT_NE(o.output.find(message), std::string::npos);
-  EXPECT_EQ(o.output.find("internal error"), std::string::npos);
-}
 
 }  // namespace
 
 TEST(Cli, ListWorksWithoutAGpu) {
-  const Outcome o = run_cli("list");
+  const CliOutcome o = run_cli("list");
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("seed.naive"), std::string::npos);
   EXPECT_NE(o.output.find("cublas.fp32"), std::string::npos);

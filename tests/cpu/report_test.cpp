@@ -16,39 +16,18 @@
 #include "core/device.hpp"
 #include "results/record.hpp"
 #include "support/fixtures.hpp"
+#include "cli_runner.hpp"
 
 namespace fs = std::filesystem;
 
+
+using gemmlab::testing::CliOutcome;
+using gemmlab::testing::run_cli;
+using gemmlab::testing::expect_clean_failure;
 namespace {
 
 const std::string kFixtures = std::string(GEMMLAB_SOURCE_DIR) + "/tests/fixtures/";
 
-struct Outcome {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run_cli(const std::string& args) {
-  const std::string cmd = std::string(GEMMLAB_EXE) + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), int(buf.size()), p)) o.output += buf.data();
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return o;
-}
-
-void expect_clean_failure(const std::string& args, const std::string& message) {
-  const Outcome o = run_cli(args);
-  SCOPED_TRACE("gemmlab " + args + "\n" + o.output);
-  EXPECT_NE(o.status, 0);
-  EXPECT_LT(o.status, 128) << "killed by a signal: a crash, not an error message";
-  EXPECT_NE(o.output.find(message), std::string::npos);
-  EXPECT_EQ(o.output.find("internal error"), std::string::npos);
-  EXPECT_EQ(o.output.find("Traceback"), std::string::npos);
-}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -114,7 +93,7 @@ TEST(Fixtures, AreCurrent) {
 TEST(Report, FromJsonFixtures) {
   TempDir dir;
   const std::string out = dir.str("report");
-  const Outcome o = run_cli("report " + kFixtures + "sweep_a.json " + kFixtures + "transfer.json -o " + out +
+  const CliOutcome o = run_cli("report " + kFixtures + "sweep_a.json " + kFixtures + "transfer.json -o " + out +
                             " --baseline fixture.slow --peaks " + kFixtures + "peaks.json");
   ASSERT_EQ(o.status, 0) << o.output;
 
@@ -160,7 +139,7 @@ TEST(Report, FromJsonFixtures) {
 TEST(Report, FromCsvSaysDeviceUnknown) {
   TempDir dir;
   const std::string out = dir.str("report");
-  const Outcome o = run_cli("report " + kFixtures + "sweep_a.csv -o " + out);
+  const CliOutcome o = run_cli("report " + kFixtures + "sweep_a.csv -o " + out);
   ASSERT_EQ(o.status, 0) << o.output;
   const std::string md = read_text(fs::path(out) / "report.md");
   EXPECT_NE(md.find("device unknown"), std::string::npos);
@@ -188,7 +167,7 @@ TEST(Report, BadInputIsOneClearLine) {
 
 TEST(Report, ScriptsDirOverride) {
   TempDir dir;
-  const Outcome o = run_cli("report " + kFixtures + "sweep_a.json -o " + dir.str("r"));
+  const CliOutcome o = run_cli("report " + kFixtures + "sweep_a.json -o " + dir.str("r"));
   EXPECT_EQ(o.status, 0) << o.output;
   const std::string env = "GEMMLAB_SCRIPTS_DIR=/nonexistent ";
   const std::string cmd = env + GEMMLAB_EXE + " report " + kFixtures + "sweep_a.json -o " + dir.str("r2") + " 2>&1";
@@ -204,7 +183,7 @@ TEST(Report, ScriptsDirOverride) {
 
 TEST(CompareCli, ShowsChangesAndFailsOnRegressionWhenAsked) {
   const std::string a = kFixtures + "sweep_a.json", b = kFixtures + "sweep_b.json";
-  Outcome o = run_cli("compare " + a + " " + b);
+  CliOutcome o = run_cli("compare " + a + " " + b);
   EXPECT_EQ(o.status, 0) << o.output;
   EXPECT_NE(o.output.find("SLOWER"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("faster"), std::string::npos);

@@ -12,9 +12,14 @@
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
 #include "studies/study.hpp"
+#include "cli_runner.hpp"
 
 using namespace gemmlab;
 
+
+using gemmlab::testing::CliOutcome;
+using gemmlab::testing::run_cli;
+using gemmlab::testing::expect_clean_failure;
 namespace {
 
 // The limits of an H100 (SXM) that reject() looks at.
@@ -148,31 +153,15 @@ TEST(StudyRegistry, ListsTheFourSeedStudiesWithGrids) {
   EXPECT_THROW(StudyRegistry::instance().get("seed999"), Error);
 }
 
-// The command as a user meets it (no GPU needed for these).
-struct Outcome {
-  int status = -1;
-  std::string output;
-};
-
-Outcome run_cli(const std::string& args) {
-  Outcome o;
-  FILE* p = popen((std::string(GEMMLAB_EXE) + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), int(buf.size()), p)) o.output += buf.data();
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return o;
-}
 
 TEST(StudyCommand, ListNamesEveryStudy) {
-  const Outcome o = run_cli("study --list");
+  const CliOutcome o = run_cli("study --list");
   EXPECT_EQ(o.status, 0) << o.output;
   for (const char* n : {"seed000", "seed002", "seed003", "seed004"}) EXPECT_NE(o.output.find(n), std::string::npos) << n;
 }
 
 TEST(StudyCommand, UnknownStudyIsOneClearError) {
-  const Outcome o = run_cli("study seed999");
+  const CliOutcome o = run_cli("study seed999");
   EXPECT_NE(o.status, 0);
   EXPECT_LT(o.status, 128) << o.output;
   EXPECT_NE(o.output.find("unknown study 'seed999'"), std::string::npos) << o.output;

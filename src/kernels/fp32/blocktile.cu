@@ -71,12 +71,7 @@ class BlockTile final : public KernelBase {
 
   TrafficModel traffic(const Shape& s, const Params&) const override {
     // Every block reads a BM x K panel of A and a K x BN panel of B.
-    const double tiles_m = double(ceil_div(s.m, BM)), tiles_n = double(ceil_div(s.n, BN));
-    TrafficModel t;
-    t.flops = s.flops();
-    t.global_loads = tiles_m * tiles_n * double(s.k) * (BM + BN);
-    t.global_stores = double(s.m) * s.n;
-    return t;
+    return tiled_traffic(s, BM, BN);
   }
 
   LaunchPlan plan(const Shape& s, const Params&) const override {

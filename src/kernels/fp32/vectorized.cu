@@ -119,12 +119,7 @@ class Vectorized final : public KernelBase {
   }
 
   TrafficModel traffic(const Shape& s, const Params&) const override {
-    const double tiles_m = double(ceil_div(s.m, BM)), tiles_n = double(ceil_div(s.n, BN));
-    TrafficModel t;
-    t.flops = s.flops();
-    t.global_loads = tiles_m * tiles_n * double(s.k) * (BM + BN);
-    t.global_stores = double(s.m) * s.n;
-    return t;
+    return tiled_traffic(s, BM, BN);
   }
 
   static bool vec(const Shape& s) { return s.k % 4 == 0 && s.n % 4 == 0; }

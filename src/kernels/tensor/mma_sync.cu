@@ -226,12 +226,7 @@ class MmaSync final : public KernelBase {
   }
 
   TrafficModel traffic(const Shape& s, const Params&) const override {
-    TrafficModel t;
-    t.flops = s.flops();
-    t.global_loads = double(ceil_div(s.m, BM)) * double(ceil_div(s.n, BN)) * double(s.k) * (BM + BN);
-    t.global_stores = double(s.m) * s.n;
-    t.element_bytes = double(sizeof(tc::operand_t<P>));
-    return t;
+    return tiled_traffic(s, BM, BN, double(sizeof(tc::operand_t<P>)));
   }
 
   LaunchPlan plan(const Shape& s, const Params&) const override {

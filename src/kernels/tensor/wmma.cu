@@ -112,13 +112,7 @@ class Wmma final : public KernelBase {
   }
 
   TrafficModel traffic(const Shape& s, const Params&) const override {
-    const double tiles_m = double(ceil_div(s.m, BM)), tiles_n = double(ceil_div(s.n, BN));
-    TrafficModel t;
-    t.flops = s.flops();
-    t.global_loads = tiles_m * tiles_n * double(s.k) * (BM + BN);
-    t.global_stores = double(s.m) * s.n;
-    t.element_bytes = double(sizeof(tc::operand_t<P>));
-    return t;
+    return tiled_traffic(s, BM, BN, double(sizeof(tc::operand_t<P>)));
   }
 
   LaunchPlan plan(const Shape& s, const Params&) const override {
