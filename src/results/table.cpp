@@ -7,9 +7,13 @@
 namespace gemmlab {
 
 namespace {
+// Numbers, percentages, sizes ("4096x4096") and ranges ("0.18-0.19") are right-aligned; text
+// that merely starts with a digit ("2x2 outputs per thread") is not.
 bool looks_numeric(const std::string& s) {
   if (s.empty()) return false;
-  return std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' || s[0] == '.';
+  const unsigned char c0 = static_cast<unsigned char>(s[0]);
+  if (!std::isdigit(c0) && c0 != '-' && c0 != '+' && c0 != '.') return false;
+  return s.find_first_not_of("0123456789.-+eE%x,/ ") == std::string::npos;
 }
 // Display width: count UTF-8 code points, not bytes (so "×" and "µ" align).
 std::size_t width(const std::string& s) {
