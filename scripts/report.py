@@ -15,6 +15,7 @@ import base64
 import csv
 import datetime
 import html
+import io
 import json
 import math
 import os
@@ -29,6 +30,17 @@ OPERAND_BYTES = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2}
 OUTPUT_BYTES = {"f32": 4, "f64": 8, "bf16": 2, "f16": 2}
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16")
 PHASE_RE = re.compile(r"^phase_(.+)_median_ms$")
+
+# Above this many lines one panel cannot be read (a sweep of every kernel has 35): the overview is
+# then drawn as one row per kernel at the largest size, plus one against-size plot per precision,
+# and the roofline colours its points by precision instead of by kernel.
+MANY_SERIES = 12
+# Lines are told apart by colour and, past the ten colours, by marker and dash pattern.
+LINE_COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple",
+               "tab:brown", "tab:pink", "tab:gray", "tab:olive", "tab:cyan")
+LINE_MARKERS = "osD^v"
+LINE_DASHES = ("-", "-.", ":", "-", "-.")
+BASELINE_COLORS = ("black", "dimgray", "gray", "darkgray")
 
 
 class ReportError(Exception):
@@ -164,6 +176,36 @@ def arithmetic_intensity(r):
     return 2.0 * m * n * k / traffic
 
 
+def line_style(i):
+    """The i-th kernel line of a plot: distinct colour, then marker and dash pattern, for up to 50 lines."""
+    round_ = (i // len(LINE_COLORS)) % len(LINE_MARKERS)
+    return dict(color=LINE_COLORS[i % len(LINE_COLORS)], marker=LINE_MARKERS[round_], linestyle=LINE_DASHES[round_],
+                markersize=5)
+
+
+def baseline_style(i):
+    """cuBLAS lines: dashed, in greys, one marker shape per baseline."""
+    return dict(linestyle="--", linewidth=1.5, color=BASELINE_COLORS[i % 4], marker="sD^v"[i % 4], markersize=5)
+
+
+def flops_unit(gflops_values):
+    """(unit, factor from GFLOPS): TFLOPS once the values reach 10,000 GFLOPS, where GFLOPS ticks get
+    unreadably long (700000); the tables stay in GFLOPS."""
+    if gflops_values and max(gflops_values) >= 1e4:
+        return "TFLOPS", 1e-3
+    return "GFLOPS", 1.0
+
+
+def group_of(r):
+    """Plots of many kernels are split by precision: only kernels of one precision compute the same product."""
+    return str(r.get("precision") or "unknown precision")
+
+
+def ordered_groups(records):
+    known = [p for p in PRECISIONS if any(group_of(r) == p for r in records)]
+    return known + [g for g in ordered_unique(group_of(r) for r in records) if g not in known]
+
+
 def ordered_unique(values):
     return list(OrderedDict.fromkeys(values))
 
@@ -234,7 +276,20 @@ class Data:
                     parts.append(f"({r['label']})")
             else:
                 parts.append(f"{d} {r.get(d)}")
-        return " ".join(parts) if parts else (prefix or "default")
+        # Nothing differs: name the parameters anyway (a legend saying "default" says nothing), or the
+        # kernel when it has none.
+        return " ".join(parts) if parts else (prefix or str(r.get("params") or r.get("kernel", "default")))
+
+    def series_labels(self, records):
+        """Labels for a plot of several kernels: the kernel id, its parameters only where that kernel
+        comes with several combinations (long parameter lists of one-configuration kernels would fill
+        the legend), and whatever else differs (C type, L2 mode, device, file)."""
+        dims = [d for d in self.varying(records) if d != "params"]
+        configs = {}
+        for r in records:
+            configs.setdefault(r.get("kernel"), set()).add(str(r.get("params", "")))
+        several = {k for k, v in configs.items() if len(v) > 1}
+        return lambda r: self.label(r, dims + (["params"] if r.get("kernel") in several else []), r.get("kernel", "?"))
 
     def baseline_for(self, r):
         """The measured cuBLAS record of r's precision, output, shape, L2 mode, init and device."""
@@ -271,6 +326,23 @@ def best_per_x(data, records):
 # Plots
 # ---------------------------------------------------------------------------------------------
 
+def small_png(data):
+    """The PNG with a 256-colour palette: a third of the bytes, no visible change for line plots
+    (committed reports and the HTML that embeds every image stay small). Pillow comes with
+    matplotlib; without it the PNG stays as drawn."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return data
+    # Pillow before 9.1 has the constants on Image itself.
+    median_cut = getattr(Image, "Quantize", Image).MEDIANCUT
+    no_dither = getattr(Image, "Dither", Image).NONE
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    out = io.BytesIO()
+    image.quantize(colors=256, method=median_cut, dither=no_dither).save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 def import_matplotlib():
     try:
         import matplotlib
@@ -285,6 +357,8 @@ def import_matplotlib():
 class Plotter:
     def __init__(self, outdir, data):
         self.plt, self.FixedLocator, self.NullLocator, self.FuncFormatter = import_matplotlib()
+        import matplotlib.ticker
+        self.ticker = matplotlib.ticker
         self.outdir, self.data = outdir, data
         self.files = []
 
@@ -310,80 +384,221 @@ class Plotter:
     def legend(self, ax, count, loc="best"):
         if count == 0:
             return
-        ax.legend(fontsize=7 if count > 8 else 9, ncol=2 if count > 10 else 1, loc=loc)
+        if count > 8:  # beside the plot: inside, this many entries cover the lines
+            ax.legend(fontsize=7 if count > 14 else 8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0,
+                      frameon=False)
+        else:
+            ax.legend(fontsize=9, loc=loc)
 
     def value_axis(self, ax, values, label):
         """Linear from 0, or logarithmic when the values span more than a factor of 30."""
         if values and max(values) / max(min(values), 1e-12) > 30:
             ax.set_yscale("log")
             ax.set_ylabel(label + ", log scale")
+            if max(values) / min(values) <= 1e4:  # few decades: label 1, 2, 5 of each, not only the powers of ten
+                ax.yaxis.set_major_locator(self.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+                ax.yaxis.set_major_formatter(self.FuncFormatter(lambda v, _: f"{v:g}"))
+                ax.yaxis.set_minor_formatter(self.ticker.NullFormatter())
         else:
-            ax.set_ylim(bottom=0)
+            # The top with a margin: a flat line at the maximum would otherwise lie on the frame.
+            ax.set_ylim(0, max(values) * 1.08 if values and max(values) > 0 else 1)
             ax.set_ylabel(label)
+
+    def flops_axis(self, ax, gflops_values):
+        """GFLOPS or TFLOPS (flops_unit) on the value axis; returns the factor to scale GFLOPS by."""
+        unit, f = flops_unit(gflops_values)
+        self.value_axis(ax, [v * f for v in gflops_values], f"{unit} (2·M·N·K / median time)")
+        return f
 
     def save(self, fig, name):
         fig.tight_layout()
         path = os.path.join(self.outdir, name)
-        fig.savefig(path, dpi=DPI)  # no bbox_inches="tight": the size stays 800 x 500
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI)  # no bbox_inches="tight": the size stays 800 x 500
         self.plt.close(fig)
+        with open(path, "wb") as f:
+            f.write(small_png(buf.getvalue()))
         self.files.append(name)
         return name
 
     def kernel_gflops(self, kernel, records):
-        """Seed style: GFLOPS against size, one line per parameter combination."""
+        """Seed style: GFLOPS against size, one line per parameter combination; cuBLAS of the same
+        precision dashed for reference; sizes the kernel has no measurement at are named."""
         fig, ax = self.figure()
-        dims = self.data.varying(records)
+        meas = [r for r in records if is_measured(r)]
+        dims = self.data.varying(meas)
         series = OrderedDict()
-        for r in sorted(records, key=lambda r: self.data.x(r)):
+        for r in sorted(meas, key=lambda r: self.data.x(r)):
             series.setdefault(self.data.label(r, dims), []).append(r)
-        for label, rs in series.items():
-            ax.plot([self.data.x(r) for r in rs], [gflops(r) for r in rs], marker="o", label=label)
+        refs = OrderedDict()  # the cuBLAS measurements at this kernel's sizes, per cuBLAS kernel
+        for r in meas:
+            b = self.data.baseline_for(r)
+            if b is not None:
+                refs.setdefault(b.get("kernel", "cuBLAS"), OrderedDict())[id(b)] = b
+        values = [gflops(r) for r in meas] + [gflops(b) for bs in refs.values() for b in bs.values()]
+        f = self.flops_axis(ax, values)
+        for i, (label, rs) in enumerate(series.items()):
+            ax.plot([self.data.x(r) for r in rs], [gflops(r) * f for r in rs], label=label, **line_style(i))
+        for i, (name, bs) in enumerate(refs.items()):
+            bs = sorted(bs.values(), key=self.data.x)
+            ax.plot([self.data.x(b) for b in bs], [gflops(b) * f for b in bs], label=f"{name} (cuBLAS, for reference)",
+                    **baseline_style(i))
+        missing = sorted(set(self.data.x(r) for r in records) - set(self.data.x(r) for r in meas))
+        texts = []
+        for x in missing:  # skipped or failed there: mark the size rather than let the line just end
+            ax.axvline(x, color="lightgray", linestyle=":", linewidth=1, zorder=0)
+            if texts and math.log2(x / texts[-1]) < 0.35:
+                continue  # one text for close sizes (1000 and 1024), not two on top of each other
+            texts.append(x)
+            ax.text(x, 0.5, "no measurement: skipped or failed (see the tables)", transform=ax.get_xaxis_transform(),
+                    rotation=90, ha="center", va="center", fontsize=8, color="dimgray",
+                    bbox=dict(facecolor="white", edgecolor="none", alpha=0.8, pad=1))
         self.size_axis(ax, [self.data.x(r) for r in records])
-        ax.set_ylabel("GFLOPS (2·M·N·K / median time)")
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"{kernel}: GFLOPS against size\n{self.data.where}", fontsize=10)
-        self.legend(ax, len(series))
+        if missing:  # the axis spans every size in the input, measured or not
+            xs = [self.data.x(r) for r in records]
+            ax.set_xlim(min(xs) / 2 ** 0.25, max(xs) * 2 ** 0.25)
+        ax.set_title(f"{kernel}: {'TFLOPS' if f < 1 else 'GFLOPS'} against size\n{self.data.where}", fontsize=10)
+        self.legend(ax, len(series) + len(refs))
         return self.save(fig, f"gflops_{safe_name(kernel)}.png")
 
-    def overview(self):
-        """All kernels (best parameters per size) and cuBLAS."""
+    def against_size(self, records, name, title):
+        """Every kernel in records at its best parameters per size; cuBLAS dashed."""
         fig, ax = self.figure()
+        dims = [d for d in self.data.varying(records) if d != "params"]
+        series = OrderedDict()
+        for r in records:
+            series.setdefault((is_baseline(r), self.data.label(r, dims, r.get("kernel", "?"))), []).append(r)
+        series = OrderedDict(sorted(series.items(), key=lambda kv: not kv[0][0]))  # cuBLAS first in the legend
+        points = OrderedDict((key, best_per_x(self.data, rs)) for key, rs in series.items())
+        f = self.flops_axis(ax, [gflops(r) for pts in points.values() for r in pts])
+        nbase = nkern = 0
+        for (base, label), pts in points.items():
+            if base:
+                style, nbase = baseline_style(nbase), nbase + 1
+            else:
+                style, nkern = line_style(nkern), nkern + 1
+            ax.plot([self.data.x(r) for r in pts], [gflops(r) * f for r in pts], label=label + (" (cuBLAS)" if base else ""),
+                    **style)
+        self.size_axis(ax, [self.data.x(r) for r in records])
+        ax.set_title(f"{title}\n{self.data.where}", fontsize=10)
+        self.legend(ax, len(series))
+        return self.save(fig, name)
+
+    def overview(self):
+        """All kernels (best parameters per size) and cuBLAS: [(file, alt text)].
+
+        Up to MANY_SERIES lines: one plot against size. More: one row per kernel at the largest
+        size (overview.png) and one plot against size per precision (overview_<precision>.png)."""
         measured = self.data.measured
         dims = [d for d in self.data.varying(measured) if d != "params"]
-        series = OrderedDict()
-        for r in measured:
-            series.setdefault((is_baseline(r), self.data.label(r, dims, r.get("kernel", "?"))), []).append(r)
-        values, nbase = [], 0
-        for (base, label), rs in series.items():
-            pts = best_per_x(self.data, rs)
-            ys = [gflops(r) for r in pts]
-            values += ys
-            style = dict(marker="o")
-            if base:  # cuBLAS: dashed, in greys, one marker shape per baseline
-                style = dict(linestyle="--", linewidth=1.5, color=["black", "dimgray", "gray", "darkgray"][nbase % 4],
-                             marker="sD^v"[nbase % 4])
-                nbase += 1
-            ax.plot([self.data.x(r) for r in pts], ys, label=label + (" (cuBLAS)" if base else ""), **style)
-        self.size_axis(ax, [self.data.x(r) for r in measured])
-        self.value_axis(ax, values, "GFLOPS (2·M·N·K / median time)")
-        ax.set_title(f"All kernels (best parameters per size) and cuBLAS\n{self.data.where}", fontsize=10)
-        self.legend(ax, len(series))
+        count = len(set((r.get("kernel"), self.data.label(r, dims)) for r in measured))
+        if count <= MANY_SERIES:
+            return [(self.against_size(measured, "overview.png", "All kernels (best parameters per size) and cuBLAS"),
+                     "GFLOPS of all kernels and cuBLAS against size")]
+        out = [(self.at_largest_size(), "every kernel at the largest size, with its percentage of cuBLAS")]
+        for g in ordered_groups(measured):
+            recs = [r for r in measured if group_of(r) == g]
+            out.append((self.against_size(recs, f"overview_{safe_name(g)}.png",
+                                          f"{g} kernels (best parameters per size) and cuBLAS against size"),
+                        f"{g} kernels and cuBLAS against size"))
+        return out
+
+    def at_largest_size(self):
+        """One row per kernel at the largest shape measured: its best GFLOPS there and its share of
+        cuBLAS in the same precision; rows grouped by precision, cuBLAS's value a dashed line across
+        its group. A kernel with no measurement at that shape keeps its row, with the reason."""
+        measured = self.data.measured
+        target = max((shape(r) for r in measured), key=lambda s: (s[0] * s[1] * s[2], s))
+        dims = [d for d in self.data.varying(measured) if d != "params"]
+        rows = []  # (group, label, is cuBLAS, best record at target or None, note)
+        for g in ordered_groups(measured):
+            entries = OrderedDict()
+            for r in self.data.records:
+                if group_of(r) == g:
+                    entries.setdefault((not is_baseline(r), self.data.label(r, dims, r.get("kernel", "?"))), []).append(r)
+            for (kernel_row, label), rs in sorted(entries.items(), key=lambda kv: kv[0][0]):  # cuBLAS first
+                if not any(is_measured(r) for r in rs):
+                    continue  # never measured at any size: the tables list it
+                hit = [r for r in rs if is_measured(r) and shape(r) == target]
+                best = max(hit, key=gflops) if hit else None
+                note = ""
+                if best is None:
+                    why = [r for r in rs if shape(r) == target]
+                    note = f"{status(why[0])} at this size (the reason is in the tables)" if why else "not measured at this size"
+                rows.append((g, label + (" (cuBLAS)" if not kernel_row else ""), not kernel_row, best, note))
+        values = [gflops(b) for _, _, _, b, _ in rows if b is not None]
+        unit, f = flops_unit(values)
+        fig, ax = self.figure()
+        ax.grid(False)
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+        n = len(rows)
+        # The largest value at 80% of the width: the right-hand column of figures stays clear of the points.
+        lo = min(values) * f / 2
+        hi = lo * (max(values) * f / lo) ** (1 / 0.8)
+        column = ax.get_yaxis_transform()  # x in axes fractions, y in data: the column of figures
+        colors = {g: LINE_COLORS[i % len(LINE_COLORS)] for i, g in enumerate(ordered_groups(measured))}
+        labelled = set()
+        for i, (g, label, base, best, note) in enumerate(rows):
+            y = n - 1 - i
+            if best is None:
+                ax.text(0.01, y, note, transform=column, va="center", fontsize=7, color="dimgray")
+                continue
+            v = gflops(best) * f
+            if base:
+                span = [n - 1 - j for j, row in enumerate(rows) if row[0] == g]
+                ax.vlines(v, min(span) - 0.4, max(span) + 0.4, colors="black", linestyles="--", linewidth=1)
+                ax.plot([v], [y], marker="s", color="black", linestyle="none",
+                        label="cuBLAS (dashed line: its value)" if "cuBLAS" not in labelled else None)
+                labelled.add("cuBLAS")
+                ax.text(0.995, y, f"cuBLAS {v:.3g} {unit}", transform=column, ha="right", va="center", fontsize=7)
+            else:
+                ax.hlines(y, lo, v, colors=colors[g], linewidth=1, alpha=0.35)
+                ax.plot([v], [y], marker="o", color=colors[g], linestyle="none",
+                        label=f"{g} kernels" if g not in labelled else None)
+                labelled.add(g)
+                ratio = self.data.ratio_to_cublas(best)
+                ax.text(0.995, y, f"{fmt_percent(ratio)} of cuBLAS" if ratio else f"{v:.3g} {unit}", transform=column,
+                        ha="right", va="center", fontsize=7)
+        for j in range(1, n):  # a rule between precisions
+            if rows[j][0] != rows[j - 1][0]:
+                ax.axhline(n - j - 0.5, color="lightgray", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_xlim(lo, hi)
+        ax.xaxis.set_major_locator(self.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(self.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(self.ticker.NullFormatter())
+        ax.set_ylim(-0.8, n - 0.2)  # room for the first and last rows' text inside the frame
+        ax.set_yticks(range(n))
+        ax.set_yticklabels([row[1] for row in reversed(rows)], fontsize=7 if n > 20 else 8)
+        where = f"M = N = K = {target[0]}" if target[0] == target[1] == target[2] else f"M x N x K = {shape_label(target)}"
+        ax.set_xlabel(f"{unit} at {where} (2·M·N·K / median time; best parameters), log scale")
+        ax.set_title(f"Every kernel at {where}, and its share of cuBLAS in the same precision\n{self.data.where}",
+                     fontsize=10)
+        # Top right, left of the column of figures: the first rows are FP32, the slowest precision, so
+        # their points lie on the left.
+        ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(0.8, 0.97), framealpha=0.95)
         return self.save(fig, "overview.png")
 
     def speedup(self, baseline, rows):
         """rows: list of (label, [(x, speedup), ...])."""
         fig, ax = self.figure()
         xs, values = [], []
+        bases = {r.get("kernel") for r in self.data.measured if is_baseline(r)}
+        nbase = nkern = 0
         for label, pts in rows:
             pts = sorted(pts)
             xs += [p[0] for p in pts]
             values += [p[1] for p in pts]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
-        ax.axhline(1.0, color="grey", linestyle=":", linewidth=1)
+            if label.split(" ")[0] in bases:  # cuBLAS dashed, as in every plot
+                style, nbase = baseline_style(nbase), nbase + 1
+            else:
+                style, nkern = line_style(nkern), nkern + 1
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
+        ax.axhline(1.0, color="dimgray", linestyle=":", linewidth=1.8, label=f"{baseline} itself (= 1)")
         self.size_axis(ax, xs)
         self.value_axis(ax, values + [1.0], f"speed-up over {baseline} (its time / kernel's time)")
         ax.set_title(f"Speed-up over {baseline}\n{self.data.where}", fontsize=10)
-        self.legend(ax, len(rows))
+        self.legend(ax, len(rows) + 1)
         return self.save(fig, f"speedup_{safe_name(baseline)}.png")
 
     def roofline(self, peaks):
@@ -393,28 +608,59 @@ class Plotter:
         series = OrderedDict()
         for r in measured:
             series.setdefault((is_baseline(r), self.data.label(r, dims, r.get("kernel", "?"))), []).append(r)
+        by_group = len(series) > MANY_SERIES  # too many kernels for a colour each: one per precision
+        groups = ordered_groups(measured)
+        if by_group:  # the legend in precision order, cuBLAS first
+            series = OrderedDict(sorted(series.items(), key=lambda kv: (not kv[0][0], groups.index(group_of(kv[1][0])))))
+        points = OrderedDict((key, best_per_x(self.data, rs)) for key, rs in series.items())
+        unit, f = flops_unit([gflops(r) for pts in points.values() for r in pts])
         ais = []
-        for (base, label), rs in series.items():
-            pts = best_per_x(self.data, rs)
+        labelled = set()
+        nkern = 0
+        for (base, label), pts in points.items():
             xs = [arithmetic_intensity(r) for r in pts]
             ais += xs
-            ax.scatter(xs, [gflops(r) for r in pts], marker="x" if base else "o", s=30,
-                       label=label + (" (cuBLAS)" if base else ""), zorder=3)
+            ys = [gflops(r) * f for r in pts]
+            if by_group:
+                g = group_of(pts[0])
+                key = "cuBLAS" if base else g
+                count = len([k for k in points if k[0] == base and (base or group_of(points[k][0]) == g)])
+                name = f"cuBLAS ({count})" if base else f"{g} kernels ({count})"
+                color = "black" if base else LINE_COLORS[groups.index(g) % len(LINE_COLORS)]
+                ax.scatter(xs, ys, marker="x" if base else "o", s=40 if base else 22, color=color,
+                           alpha=1.0 if base else 0.6, label=name if key not in labelled else None, zorder=4 if base else 3)
+                labelled.add(key)
+            else:
+                style = line_style(nkern)
+                nkern += 0 if base else 1
+                ax.scatter(xs, ys, marker="x" if base else style["marker"], s=30,
+                           color="black" if base else style["color"], label=label + (" (cuBLAS)" if base else ""),
+                           zorder=3)
         lo, hi = min(ais) / 2, max(ais) * 2
         bw = peaks["dram_gbs"]
-        for i, (name, tflops) in enumerate(peaks["compute"]):
+        for name, tflops in peaks["compute"]:
             ridge = tflops * 1e3 / bw
             lo, hi = min(lo, ridge / 2), max(hi, ridge * 2)
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         for i, (name, tflops) in enumerate(peaks["compute"]):
-            ax.plot(grid, [min(tflops * 1e3, a * bw) for a in grid], color="black", linewidth=1.2,
-                    linestyle=["-", "--", "-.", ":"][i % 4], label=f"roof: {name} {tflops:.1f} TFLOPS, DRAM {bw:.0f} GB/s")
+            ax.plot(grid, [min(tflops * 1e3, a * bw) * f for a in grid], color="black", linewidth=1.2,
+                    linestyle=["-", "--", "-.", ":"][i % 4], label=f"roof {name}: {tflops:.1f} TFLOPS")
+        ax.plot([], [], color="none", label=f"slope: DRAM {bw:.0f} GB/s")
+        # Points of a precision without a roof of its own would seem to break the FP32 roof: say so.
+        roofless = [g.upper() for g in groups if g in PRECISIONS and not any(n.split()[0] == g.upper() for n, _ in peaks["compute"])]
+        if roofless:
+            ax.plot([], [], color="none", label=f"no roof for {', '.join(roofless)}:\nnot in the peaks file")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_xlabel("arithmetic intensity (FLOP/byte; minimum traffic: A, B read and C written once), log2 scale")
-        ax.set_ylabel("GFLOPS (log scale)")
-        ax.set_title(f"Roofline; peaks: {peaks['source']}\n{self.data.where}", fontsize=10)
-        self.legend(ax, len(series) + len(peaks["compute"]), loc="lower right")
+        ax.set_xlabel("arithmetic intensity, FLOP/byte (A, B read and C written once), log2 scale")
+        ax.set_ylabel(f"{unit} (2·M·N·K / median time), log scale")
+        ax.set_title(f"Roofline (each kernel at its best per size); peaks: {peaks['source']}\n{self.data.where}",
+                     fontsize=10)
+        entries = (len(groups) + 1 if by_group else len(series)) + len(peaks["compute"]) + 1 + bool(roofless)
+        if entries > 12:
+            self.legend(ax, entries)
+        else:  # inside where it covers the fewest points and roofs (the plot keeps its full width)
+            ax.legend(fontsize=7 if entries > 8 else 8, loc="best", framealpha=0.95)
         return self.save(fig, "roofline.png")
 
     def transfer(self, index, bars, phases):
@@ -556,8 +802,15 @@ def load_peaks(path, sources):
             p = p["peaks"]
         if not isinstance(p, dict):
             raise ReportError(f"--peaks {path}: expected an object like {{\"fp32_tflops\": 51.2, \"dram_gbs\": 3350}}")
-        compute = [(f"{prec.upper()}", float(p[f"{prec}_tflops"])) for prec in PRECISIONS
-                   if isinstance(p.get(f"{prec}_tflops"), (int, float)) and p[f"{prec}_tflops"] > 0]
+        compute = []
+        for prec in PRECISIONS:
+            # <precision>_tflops as documented; mma_/datasheet_<precision>_tflops as `gemmlab peak --json`
+            # writes them (the mma.sync rate it measures, and the datasheet's dense tensor-core rate).
+            for key, name in ((f"{prec}_tflops", prec.upper()),
+                              (f"mma_{prec}_tflops", f"{prec.upper()} mma.sync, measured"),
+                              (f"datasheet_{prec}_tflops", f"{prec.upper()} datasheet")):
+                if isinstance(p.get(key), (int, float)) and p[key] > 0:
+                    compute.append((name, float(p[key])))
         bw = p.get("dram_gbs")
         if not compute or not isinstance(bw, (int, float)) or bw <= 0:
             raise ReportError(f"--peaks {path}: needs dram_gbs and at least one of "
@@ -575,13 +828,15 @@ def speedup_rows(data, baseline):
     """Speed-up of every measured configuration over the baseline kernel at the same size.
 
     The baseline configuration compared with is the one with the same values of the parameters
-    both kernels have (seed 004: the same block size); when there is none, its fastest one."""
+    both kernels have (seed 004: the same block size); when there is none, its fastest one.
+    Only kernels of the baseline's precision are compared: a BF16 kernel computes another product."""
     base = [r for r in data.measured if r.get("kernel") == baseline]
     if not base:
         known = ", ".join(ordered_unique(r.get("kernel") for r in data.measured)) or "none"
         raise ReportError(f"--baseline {baseline}: no measured result of that kernel in the input (measured: {known})")
-    others = [r for r in data.measured if r.get("kernel") != baseline]
-    dims = data.varying(others)
+    precisions = set(group_of(b) for b in base)
+    others = [r for r in data.measured if r.get("kernel") != baseline and group_of(r) in precisions]
+    label_of = data.series_labels(others)
     series = OrderedDict()
     for r in others:
         cands = [b for b in base if shape(b) == shape(r) and b.get("l2") == r.get("l2") and b.get("init") == r.get("init")
@@ -596,8 +851,7 @@ def speedup_rows(data, baseline):
             return bool(shared) and all(theirs[p] == mine[p] for p in shared)
 
         chosen = min([b for b in cands if agrees(b)] or cands, key=median_ms)
-        label = data.label(r, dims, r.get("kernel", "?"))
-        series.setdefault(label, []).append((data.x(r), median_ms(chosen) / median_ms(r), shape(r)))
+        series.setdefault(label_of(r), []).append((data.x(r), median_ms(chosen) / median_ms(r), shape(r)))
     return series
 
 
@@ -622,9 +876,21 @@ def build_report(args, sources, outdir):
     doc.table(["file", "device", "date", "gemmlab commit", "CUDA runtime", "driver", "records"], rows)
 
     if data.measured:
-        doc.h(2, "All kernels against size")
-        doc.p("Each kernel at its best parameters for each size (the fastest measured combination), cuBLAS dashed.")
-        doc.img(plot.overview(), "GFLOPS of all kernels and cuBLAS against size")
+        images = plot.overview()
+        if len(images) == 1:
+            doc.h(2, "All kernels against size")
+            doc.p("Each kernel at its best parameters for each size (the fastest measured combination), cuBLAS dashed.")
+            doc.img(*images[0])
+        else:
+            doc.h(2, "All kernels at the largest size")
+            doc.p("Too many kernels for one plot against size: first every kernel at the largest size measured "
+                  "(its fastest parameters there), with its time as a share of cuBLAS's in the same precision "
+                  "(cuBLAS time / kernel time); then one plot against size per precision, each kernel at its best "
+                  "parameters for each size, cuBLAS dashed.")
+            doc.img(*images[0])
+            doc.h(2, "All kernels against size, per precision")
+            for image in images[1:]:
+                doc.img(*image)
     else:
         doc.p("No measured (timed and verified) results: no plots, only the tables below.")
 
@@ -637,7 +903,7 @@ def build_report(args, sources, outdir):
         doc.h(2, f"Kernel {kernel}")
         if recs[0].get("title"):
             doc.p(recs[0]["title"])
-        doc.img(plot.kernel_gflops(kernel, meas), f"{kernel}: GFLOPS against size")
+        doc.img(plot.kernel_gflops(kernel, recs), f"{kernel}: GFLOPS against size")
         dims = data.varying(meas)
         cols = ordered_unique(data.label(r, dims) for r in meas)
         sizes = sorted(set(shape(r) for r in meas), key=lambda s: (s[0] * s[1] * s[2], s))
@@ -657,7 +923,8 @@ def build_report(args, sources, outdir):
         doc.h(2, f"Speed-up over {args.baseline}")
         doc.p(f"Time of {args.baseline} divided by the kernel's time at the same size, against the {args.baseline} "
               "configuration with the same values of the parameters both have (e.g. the same block size), "
-              "else its fastest one. Above 1: faster than the baseline.")
+              f"else its fastest one. Above 1: faster than the baseline. Only kernels of {args.baseline}'s precision "
+              "are compared (another precision computes another product).")
         if series:
             doc.img(plot.speedup(args.baseline, list((k, [(x, v) for x, v, _ in pts]) for k, pts in series.items())),
                     f"speed-up over {args.baseline}")

@@ -89,6 +89,11 @@ class SpeedupTest(unittest.TestCase):
         with self.assertRaises(report.ReportError):
             report.speedup_rows(data_of(records), "nope")
 
+    def test_only_the_baselines_precision_is_compared(self):
+        records = [rec("sample", "", 1024, 2.0), rec("fast", "", 1024, 1.0),
+                   rec("tensor", "", 1024, 0.1, precision="bf16")]
+        self.assertEqual(list(report.speedup_rows(data_of(records), "sample")), ["fast"])
+
     def test_ratio_to_cublas_from_the_baseline_record(self):
         records = [rec("cublas.fp32", "", 512, 1.0, family="baseline"), rec("k", "", 512, 4.0)]
         d = data_of(records)
@@ -96,7 +101,38 @@ class SpeedupTest(unittest.TestCase):
         self.assertEqual(d.ratio_to_cublas(records[0]), 1.0)
 
 
+class LabelsAndStylesTest(unittest.TestCase):
+    def test_parameters_only_for_kernels_with_several(self):
+        records = [rec("quad", "block=16", 512, 1.0), rec("quad", "block=32", 512, 1.0),
+                   rec("raster", "group=8 stages=4 tile_m=128", 512, 1.0), rec("plain", "", 512, 1.0)]
+        label_of = data_of(records).series_labels(records)
+        self.assertEqual([label_of(r) for r in records], ["quad block=16", "quad block=32", "raster", "plain"])
+
+    def test_a_single_configuration_names_its_parameters_or_its_kernel(self):
+        d = data_of([])
+        self.assertEqual(d.label(rec("k", "block=16 outputs=4", 64, 1.0), []), "block=16 outputs=4")
+        self.assertEqual(d.label(rec("k", "", 64, 1.0), []), "k")
+
+    def test_fifty_lines_have_fifty_styles(self):
+        styles = {(s["color"], s["marker"], s["linestyle"]) for s in map(report.line_style, range(50))}
+        self.assertEqual(len(styles), 50)
+
+    def test_tflops_once_gflops_ticks_get_long(self):
+        self.assertEqual(report.flops_unit([9.0, 5000.0]), ("GFLOPS", 1.0))
+        self.assertEqual(report.flops_unit([9.0, 757000.0]), ("TFLOPS", 1e-3))
+
+
 class PeaksTest(unittest.TestCase):
+    def test_the_keys_gemmlab_peak_writes(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "peaks.json")
+            with open(p, "w") as f:
+                json.dump({"peaks": {"fp32_tflops": 66.6, "mma_bf16_tflops": 666.5, "datasheet_bf16_tflops": 989.0,
+                                     "dram_gbs": 2834.9, "theoretical_fp32_tflops": 66.9}}, f)
+            peaks = report.load_peaks(p, [])
+            self.assertEqual([n for n, _ in peaks["compute"]], ["FP32", "BF16 mma.sync, measured", "BF16 datasheet"])
+            self.assertEqual([t for _, t in peaks["compute"]], [66.6, 666.5, 989.0])
+
     def test_file_then_context_then_none(self):
         with tempfile.TemporaryDirectory() as d:
             p = os.path.join(d, "peaks.json")
@@ -112,6 +148,51 @@ class PeaksTest(unittest.TestCase):
         src = report.Source("x.json", {"theoretical_fp32_tflops": 60.0, "theoretical_dram_gbs": 3350.0}, [])
         self.assertEqual(report.load_peaks(None, [src])["source"], "theoretical")
         self.assertIsNone(report.load_peaks(None, [report.Source("x.csv", None, [])]))
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+class ManyKernelsTest(unittest.TestCase):
+    """A sweep of many kernels (SYNTHETIC times): the overview is split so that it stays readable."""
+
+    def test_overview_per_precision_and_at_the_largest_size(self):
+        records = []
+        for n in (256, 512, 1024):
+            records.append(rec("cublas.fp32", "", n, 1.0, family="baseline"))
+            records.append(rec("cublas.bf16", "", n, 0.1, family="baseline", precision="bf16"))
+            for i in range(12):
+                records.append(rec(f"f{i}", "", n, 2.0 + i))
+            for i in range(3):
+                records.append(rec(f"t{i}", "", n, 0.2 + i, precision="bf16"))
+        records.append(rec("slow", "", 256, 50.0))
+        records.append({"kernel": "slow", "precision": "fp32", "m": 1024, "n": 1024, "k": 1024, "status": "skipped",
+                        "reason": "slow by design"})
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "many.json")
+            with open(src, "w") as f:
+                json.dump({"context": {"device": "Synthetic", "date": "2001-02-03T00:00:00Z", "theoretical_fp32_tflops": 60.0,
+                                       "theoretical_dram_gbs": 3000.0}, "results": records}, f)
+            out = os.path.join(d, "report")
+            with open(os.devnull, "w") as quiet:
+                stdout, sys.stdout = sys.stdout, quiet
+                try:
+                    status = report.main([src, "-o", out])
+                finally:
+                    sys.stdout = stdout
+            self.assertEqual(status, 0)
+            pngs = sorted(f for f in os.listdir(out) if f.endswith(".png"))
+            for p in ("overview.png", "overview_fp32.png", "overview_bf16.png", "roofline.png", "gflops_slow.png"):
+                self.assertIn(p, pngs)
+            for p in pngs:
+                self.assertEqual(png_size(os.path.join(out, p)), (800, 500), p)
+            with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+                md = f.read()
+            self.assertIn("## All kernels at the largest size", md)
+            self.assertIn("(overview_bf16.png)", md)
 
 
 class DocTest(unittest.TestCase):
