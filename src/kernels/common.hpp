@@ -2,6 +2,7 @@
 // resource checks, and integer arithmetic.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -14,6 +15,9 @@ namespace gemmlab {
 // SM count of the current GPU (132 on an H100), or 132 when no GPU can be asked: choices that
 // depend on it (persistent grids, the FP32 dispatcher) must still be computable offline.
 int current_sm_count();
+
+// 16-byte alignment: what float4 accesses, 16-byte cp.async and TMA need of a pointer.
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 

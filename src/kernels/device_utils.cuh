@@ -40,4 +40,14 @@ __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, co
   return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
+// The same for four adjacent outputs in one 16-byte access (out must be 16-byte aligned).
+__device__ __forceinline__ void epilogue4(float* out, float a0, float a1, float a2, float a3, float alpha, float beta) {
+  float4 v = make_float4(alpha * a0, alpha * a1, alpha * a2, alpha * a3);
+  if (beta != 0.0f) {
+    const float4 o = *reinterpret_cast<const float4*>(out);
+    v.x += beta * o.x, v.y += beta * o.y, v.z += beta * o.z, v.w += beta * o.w;
+  }
+  *reinterpret_cast<float4*>(out) = v;
+}
+
 }  // namespace gemmlab::dev

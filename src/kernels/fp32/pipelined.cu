@@ -1,6 +1,8 @@
 // The compiled set of pipelined FP32 configurations and their launcher.
 #include "kernels/fp32/pipelined.hpp"
 
+#include "kernels/common.hpp"
+
 #include <fmt/format.h>
 
 #include "kernels/fp32/pipelined.cuh"
@@ -61,7 +63,6 @@ auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
   return by_stages(II{}, I{}, T8{});
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 

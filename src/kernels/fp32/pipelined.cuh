@@ -182,13 +182,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
             if (c + j < p.N) out[j] = acc[i][4 * h + j];
         }
       } else if (vec_out) {
-        float4 v = make_float4(p.alpha * acc[i][4 * h], p.alpha * acc[i][4 * h + 1], p.alpha * acc[i][4 * h + 2],
-                               p.alpha * acc[i][4 * h + 3]);
-        if (p.beta != 0.0f) {
-          const float4 o = *reinterpret_cast<const float4*>(out);
-          v.x += p.beta * o.x, v.y += p.beta * o.y, v.z += p.beta * o.z, v.w += p.beta * o.w;
-        }
-        *reinterpret_cast<float4*>(out) = v;
+        dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], p.alpha, p.beta);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)

@@ -90,16 +90,7 @@ __global__ void __launch_bounds__(kThreads) vectorized_gemm(int M, int N, int K,
       const int c = col0 + (h == 0 ? c_lo : c_hi);
       float* out = &C[r * N + c];
       if (VEC && c + 3 < N) {
-        float4 v = make_float4(alpha * acc[i][4 * h], alpha * acc[i][4 * h + 1], alpha * acc[i][4 * h + 2],
-                               alpha * acc[i][4 * h + 3]);
-        if (beta != 0.0f) {
-          const float4 old = *reinterpret_cast<const float4*>(out);
-          v.x += beta * old.x;
-          v.y += beta * old.y;
-          v.z += beta * old.z;
-          v.w += beta * old.w;
-        }
-        *reinterpret_cast<float4*>(out) = v;
+        dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], alpha, beta);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -123,7 +114,6 @@ class Vectorized final : public KernelBase {
   }
 
   static bool vec(const Shape& s) { return s.k % 4 == 0 && s.n % 4 == 0; }
-  static bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
   LaunchPlan plan(const Shape& s, const Params&) const override {
     const void* f = vec(s) ? reinterpret_cast<const void*>(&vectorized_gemm<PAD, SPLIT, true>)
@@ -137,7 +127,7 @@ class Vectorized final : public KernelBase {
     const auto* a = static_cast<const float*>(g.a);
     const auto* b = static_cast<const float*>(g.b);
     auto* c = static_cast<float*>(g.c);
-    if (vec(g.shape) && aligned(a) && aligned(b) && aligned(c))
+    if (vec(g.shape) && aligned16(a) && aligned16(b) && aligned16(c))
       vectorized_gemm<PAD, SPLIT, true><<<lp.grid, lp.block, 0, ctx.stream>>>(m, n, k, g.alpha, a, b, g.beta, c);
     else
       vectorized_gemm<PAD, SPLIT, false><<<lp.grid, lp.block, 0, ctx.stream>>>(m, n, k, g.alpha, a, b, g.beta, c);

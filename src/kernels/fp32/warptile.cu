@@ -96,13 +96,7 @@ __global__ void __launch_bounds__(kThreads, 2) warptile_gemm(int M, int N, int K
       const int c = col0 + wn + ln + 32 * h;
       float* out = &C[r * N + c];
       if (VEC && c + 3 < N) {
-        float4 v = make_float4(alpha * acc[i][4 * h], alpha * acc[i][4 * h + 1], alpha * acc[i][4 * h + 2],
-                               alpha * acc[i][4 * h + 3]);
-        if (beta != 0.0f) {
-          const float4 o = *reinterpret_cast<const float4*>(out);
-          v.x += beta * o.x, v.y += beta * o.y, v.z += beta * o.z, v.w += beta * o.w;
-        }
-        *reinterpret_cast<float4*>(out) = v;
+        dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], alpha, beta);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
@@ -112,7 +106,6 @@ __global__ void __launch_bounds__(kThreads, 2) warptile_gemm(int M, int N, int K
   }
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 class WarpTile final : public KernelBase {
  public:

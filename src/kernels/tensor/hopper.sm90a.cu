@@ -23,8 +23,6 @@ namespace {
 using tc::sm90::HopperArgs;
 using tc::sm90::HopperConfig;
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
 bool tma_path(const GemmArgs& g) {
   return g.shape.k % 8 == 0 && g.shape.n % 8 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
 }

@@ -212,8 +212,7 @@ void launch_one(const GemmArgs& g, cudaStream_t s) {
 template <Precision P>
 bool aligned_path(const Shape& s, const void* a, const void* b) {
   constexpr int vec = Layout<P>::kVec;
-  auto al = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
-  return s.k % vec == 0 && s.n % vec == 0 && al(a) && al(b);
+  return s.k % vec == 0 && s.n % vec == 0 && aligned16(a) && aligned16(b);
 }
 
 template <Precision P>
