@@ -26,7 +26,8 @@ void register_fp32_tuned(Registry& r);
 void register_tc_wmma(Registry& r);
 void register_tc_mma(Registry& r);
 #ifdef GEMMLAB_HAVE_SM90A
-void register_tc_hopper(Registry& r);  // steps 3-7, built for sm_90a
+void register_tc_hopper(Registry& r);       // steps 3-7, built for sm_90a
+void register_tc_hopper_tf32(Registry& r);  // step 8, built for sm_90a
 #endif
 
 void register_all_kernels(Registry& r) {
@@ -49,6 +50,7 @@ void register_all_kernels(Registry& r) {
   register_tc_mma(r);
 #ifdef GEMMLAB_HAVE_SM90A
   register_tc_hopper(r);
+  register_tc_hopper_tf32(r);
 #endif
 }
 

@@ -28,108 +28,12 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "kernels/device_utils.cuh"
+#include "kernels/tensor/sm90_ptx.cuh"
+#include "kernels/tensor/sm90_schedule.cuh"
 #include "kernels/tensor/tc_types.cuh"
 #include "kernels/tensor/wgmma_ops.cuh"
 
 namespace gemmlab::tc::sm90 {
-
-// ---- PTX wrappers ------------------------------------------------------------------------------
-
-__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(count));
-}
-__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
-  unsigned done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(dev::smem_addr(bar)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(dev::smem_addr(bar)) : "memory");
-}
-// Arrive on the barrier at the same offset in the shared memory of CTA `rank` of this cluster.
-// (Default .release.cta semantics: what is being released is a slot the wgmma has finished
-// reading, which needs no cluster-wide ordering of this thread's own memory operations.)
-__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned rank) {
-  asm volatile(
-      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(dev::smem_addr(bar)),
-      "r"(rank)
-      : "memory");
-}
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          dev::smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "r"(x), "r"(y)
-      : "memory");
-}
-// The same box lands at the same offset in every CTA of `mask`, and completes on each one's barrier.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
-                                                   std::uint16_t mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
-      "%5}], [%2], %3;\n" ::"r"(dev::smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "h"(mask), "r"(x), "r"(y)
-      : "memory");
-}
-__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
-                   reinterpret_cast<std::uint64_t>(map)),
-               "r"(dev::smem_addr(src)), "r"(x), "r"(y)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
-}
-__device__ __forceinline__ void tma_store_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
-}
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-__device__ __forceinline__ void named_barrier(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_inc() {
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-template <int REGS>
-__device__ __forceinline__ void setmaxnreg_dec() {
-  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
-}
-
-// Shared-memory matrix descriptor with 128-byte swizzling (the layout TMA's SWIZZLE_128B writes).
-//   K-major (A): rows of 64 elements (128 B), 8-row atoms of 1024 B: SBO = 1024, LBO unused.
-//   MN-major (B): each k row holds 64 n-elements (128 B); 8 k-rows form a 1024-B atom (SBO = 1024 B,
-//   the step to the next 8 k); the next 64 n-columns are another TMA box, LBO bytes further.
-__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-  const std::uint64_t addr = dev::smem_addr(p);
-  return ((addr & 0x3FFFF) >> 4) | (std::uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
-         (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(1) << 62);
-}
 
 // ---- configuration ---------------------------------------------------------------------------
 
@@ -141,6 +45,9 @@ struct HopperConfig {
   static constexpr int BM = 128, BN = BN_, BK = 64, STAGES = STAGES_;
   static constexpr bool kWarpSpecialized = WS, kPersistent = PERSISTENT, kTmaEpilogue = TMA_EPI;
   static constexpr int kCluster = CLUSTER;
+  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, where the extra
+  // registers of the fix-up make ptxas spill (that configuration stays data-parallel).
+  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && !(CLUSTER == 2 && sizeof(OutT) == 2);
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (kConsumers + (WS ? 1 : 0)) * 128;
   static constexpr int kAccum = BN / 2;  // FP32 accumulators per consumer thread (64 x BN / 128)
@@ -169,18 +76,8 @@ struct HopperArgs {
   int group_m;       // tile rows per raster group (persistent order)
   int tma_store;     // C's rows are 16-byte aligned: the TMA epilogue may be used
   int pair_stores;   // N even: two adjacent outputs are stored as one 8- (or 4-) byte access
+  StreamK sk;        // the stream-K tail (sk.tail_units == 0: whole units only)
 };
-
-// Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
-// CTA of a cluster). Units are visited group_m unit-rows at a time, column by column inside a group,
-// so the tiles resident on the GPU at one time share A and B panels in L2.
-__device__ __forceinline__ void unit_coords(int unit, int units_m, int units_n, int group_m, int& um, int& un) {
-  const int per_group = group_m * units_n;
-  const int first = (unit / per_group) * group_m;
-  const int rows = min(units_m - first, group_m);
-  um = first + (unit % per_group) % rows;
-  un = (unit % per_group) / rows;
-}
 
 template <class Cfg>
 __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kAccum], std::uint64_t da, std::uint64_t db, int scale_d) {
@@ -242,6 +139,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int k_tiles = (args.K + BK - 1) / BK;
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
+  // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
+  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units);
   const int group_m = args.group_m > 0 ? args.group_m : units_m;
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
@@ -266,11 +165,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       setmaxnreg_dec<40>();
       if (threadIdx.x == 0) {
         int it = 0;
-        for (int u = first_unit; u < units; u += unit_step) {
+        sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
           int um, un;
           unit_coords(u, units_m, units_n, group_m, um, un);
-          for (int kt = 0; kt < k_tiles; ++kt) produce(it++, um * Cfg::kCluster + int(rank), un, kt);
-        }
+          for (int kt = kb; kt < ke; ++kt) produce(it++, um * Cfg::kCluster + int(rank), un, kt);
+        });
       }
       __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
       if constexpr (Cfg::kCluster > 1) cluster_sync();  // peers may still arrive on our barriers
@@ -315,12 +214,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   produce_ahead(S - 1);
 
-  for (int u = first_unit; u < units; u += unit_step) {
+  sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
     int um, un;
     unit_coords(u, units_m, units_n, group_m, um, un);
     const int tm = um * Cfg::kCluster + int(rank), tn = un;
     int prev = -1;
-    for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+    for (int kt = kb; kt < ke; ++kt, ++it) {
       const int s = it % S;
       mbar_wait(&full[s], (it / S) & 1);
       wgmma_fence();
@@ -329,7 +228,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
         wgmma_tile<Cfg>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, Cfg::B_BOX_BYTES, 1024),
-                        (kt > 0 || kk > 0) ? 1 : 0);
+                        (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<1>();  // the batch before this one is done: its slot can be refilled
       if (prev >= 0) release(prev);
@@ -338,10 +237,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     wgmma_wait<0>();
     if (prev >= 0) release(prev);
+    // A stream-K item that does not hold k-tile 0 hands its sums to the unit's finisher.
+    if constexpr (Cfg::kStreamK) {
+      if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid)) return;
+    }
 
     // ---- epilogue: row r = tile row + ci*64 + warp*16 + lane/4 (+8); columns 8j + 2*(lane%4) ----
     const int row0 = tm * BM + ci * 64, col0 = tn * BN;
-    if (tm >= tiles_m) continue;  // the cluster's spare CTA (odd number of tile rows)
+    if (tm >= tiles_m) return;  // the cluster's spare CTA (odd number of tile rows)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
       constexpr int kBoxBytes = 64 * 128;
       unsigned char* cs = epi + ci * 2 * kBoxBytes;
@@ -396,7 +299,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
     }
-  }
+  });
   if constexpr (Cfg::kCluster > 1) cluster_sync();
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/tensor/hopper.cuh"
 #include "kernels/tensor/mma_sync.hpp"
+#include "kernels/tensor/stream_k.hpp"
 #include "kernels/tensor/tma.hpp"
 
 namespace gemmlab {
@@ -58,13 +59,27 @@ int resident_clusters(int sms) {
   return n;
 }
 
+template <class Cfg>
+std::int64_t unit_count(const Shape& s) {
+  return ceil_div(ceil_div(s.m, Cfg::BM), Cfg::kCluster) * ceil_div(s.n, Cfg::BN);
+}
+
 // The grid a configuration launches for a shape on a GPU with `sms` SMs.
 template <class Cfg>
 unsigned grid_size(const Shape& s, int sms) {
-  const std::int64_t tiles_m = ceil_div(s.m, Cfg::BM), tiles_n = ceil_div(s.n, Cfg::BN);
-  const std::int64_t units = ceil_div(tiles_m, Cfg::kCluster) * tiles_n;
+  const std::int64_t units = unit_count<Cfg>(s);
   const std::int64_t clusters = Cfg::kPersistent ? std::min<std::int64_t>(units, resident_clusters<Cfg>(sms)) : units;
   return unsigned(clusters * Cfg::kCluster);
+}
+
+// Units of the stream-K tail, and the workspace its partial sums take (a slot per CTA).
+template <class Cfg>
+int tail_units(const Shape& s, int sms) {
+  return Cfg::kStreamK ? tc::stream_k_tail(unit_count<Cfg>(s), grid_size<Cfg>(s, sms) / Cfg::kCluster, ceil_div(s.k, Cfg::BK)) : 0;
+}
+template <class Cfg>
+std::size_t stream_k_bytes(const Shape& s, int sms) {
+  return tail_units<Cfg>(s, sms) ? std::size_t(grid_size<Cfg>(s, sms)) * Cfg::BM * Cfg::BN * sizeof(float) : 0;
 }
 
 // What the TMA maps describe: A is M x K and B is K x b_cols, packed row-major; C is M x N.
@@ -113,8 +128,9 @@ class MapCache {
   Maps maps_{};
 };
 
+// stream_k: the workspace for the partial sums of a stream-K tail (null: whole units only).
 template <class Cfg>
-void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m) {
+void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m, void* stream_k) {
   static MapCache<Cfg> cache;
   static std::once_flag once;
   auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
@@ -125,9 +141,16 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   const bool tma_store = aligned16(o.c) && (o.shape.n * out_bytes) % 16 == 0;
   const bool pairs = o.shape.n % 2 == 0 && reinterpret_cast<std::uintptr_t>(o.c) % (2 * out_bytes) == 0;
   const Maps maps = cache.get(o, tma_store);
-  const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
-                        pairs ? 1 : 0};
   const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
+  tc::sm90::StreamK sk;
+  if (stream_k && tail_units<Cfg>(o.shape, sms) > 0) {
+    static_assert(2 * 1024 <= tc::kStreamKFlags, "a flag per CTA and consumer warpgroup");
+    sk.partials = static_cast<float*>(stream_k);
+    sk.flags = tc::stream_k_flags(ctx.stream);
+    sk.tail_units = tail_units<Cfg>(o.shape, sms);
+  }
+  const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
+                        pairs ? 1 : 0, sk};
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(grid_size<Cfg>(o.shape, sms));
   cfg.blockDim = dim3(Cfg::kThreads);
@@ -150,7 +173,10 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
 class HopperKernelBase : public KernelBase {
  public:
   using KernelBase::KernelBase;
-  virtual void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m) const = 0;
+  // stream_k: workspace of stream_k_workspace() bytes for a stream-K tail, or null (whole units).
+  virtual void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
+                               void* stream_k) const = 0;
+  virtual std::size_t stream_k_workspace(const Shape& s) const = 0;
 };
 
 template <class CfgF32, class CfgSame>
@@ -194,14 +220,19 @@ class HopperKernel : public HopperKernelBase {
       tc::launch_mma_sync(info_.precision, g, ctx.stream);
       return;
     }
-    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m);
+    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m, nullptr);
   }
 
-  void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m) const override {
+  std::size_t stream_k_workspace(const Shape& s) const override {
+    return stream_k_bytes<CfgF32>(s, current_sm_count());  // CfgSame has the same tiles and grid
+  }
+
+  void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
+                       void* stream_k) const override {
     if (g.c_type == DType::f32) {
-      launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m);
+      launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m, stream_k);
     } else if constexpr (!std::is_void_v<CfgSame>) {
-      launch_hopper<CfgSame>(o, g.alpha, g.beta, ctx, group_m);
+      launch_hopper<CfgSame>(o, g.alpha, g.beta, ctx, group_m, stream_k);
     } else {
       throw Error(fmt::format("kernel {} writes FP32 C only", info_.id));
     }
@@ -248,24 +279,32 @@ class TmaEpilogueKernel final : public KernelBase {
   }
   TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(s, p).traffic(s, p); }
   LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(s, p).plan(s, p); }
-  std::size_t workspace_bytes(const Shape& s, const Params&) const override {
-    return shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s);
+  // Workspace: the stream-K partial sums (when the schedule has a tail), then the padded copies.
+  std::size_t stream_k_bytes_for(const Shape& s, const Params& p) const {
+    return p.at("stream_k") ? (pick(s, p).stream_k_workspace(s) + 255) / 256 * 256 : 0;
+  }
+  std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
+    return stream_k_bytes_for(s, p) + (shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s));
   }
 
   void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
     const HopperKernelBase& k = pick(g.shape, p);
     const int group = p.at("group");
+    const Shape& s = g.shape;
+    const std::size_t sk_bytes = stream_k_bytes_for(s, p);
+    if (sk_bytes > 0 && (!ctx.workspace || ctx.workspace_bytes < sk_bytes))
+      throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, sk_bytes));
+    void* stream_k = sk_bytes > 0 ? ctx.workspace : nullptr;
     if (shape_aligned(g.shape) && tma_path(g)) {
-      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group);
+      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group, stream_k);
       return;
     }
-    const Shape& s = g.shape;
     if (!ctx.workspace || ctx.workspace_bytes < workspace_bytes(s, p) || !aligned16(g.a) || !aligned16(g.b)) {
       tc::launch_mma_sync(info_.precision, g, ctx.stream);  // no room to pad: the correct path
       return;
     }
     const std::int64_t k8 = round8(s.k), n8 = round8(s.n);
-    auto* a_pad = static_cast<unsigned char*>(ctx.workspace);
+    auto* a_pad = static_cast<unsigned char*>(ctx.workspace) + sk_bytes;
     auto* b_pad = a_pad + (padded_a_bytes(s) + 255) / 256 * 256;
     // A: rows of K elements into rows of k8, the extra columns zero.
     if (k8 > s.k) GEMMLAB_CUDA(cudaMemset2DAsync(a_pad + s.k * 2, k8 * 2, 0, (k8 - s.k) * 2, s.m, ctx.stream));
@@ -274,7 +313,7 @@ class TmaEpilogueKernel final : public KernelBase {
     if (n8 > s.n) GEMMLAB_CUDA(cudaMemset2DAsync(b_pad + s.n * 2, n8 * 2, 0, (n8 - s.n) * 2, s.k, ctx.stream));
     if (k8 > s.k) GEMMLAB_CUDA(cudaMemsetAsync(b_pad + s.k * n8 * 2, 0, (k8 - s.k) * n8 * 2, ctx.stream));
     GEMMLAB_CUDA(cudaMemcpy2DAsync(b_pad, n8 * 2, g.b, s.n * 2, s.n * 2, s.k, cudaMemcpyDeviceToDevice, ctx.stream));
-    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group);
+    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group, stream_k);
   }
 
  private:
@@ -341,7 +380,10 @@ void add_step(Registry& r) {
     i.outputs = {DType::f32, operand_type(P)};
     i.params = {{"tile_n", "tile columns: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
                 {"cluster", "CTAs per cluster with 256-column tiles (TMA multicast of B when 2)", {1, 2}, 2},
-                {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8}};
+                {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
+                {"stream_k", "1: the tiles of a last, partial wave are shared out by stream-K (slower at 4096^3 on an H100: "
+                 "the tail loses L2 reuse); 0: whole tiles only",
+                 {0, 1}, 0}};
     i.constraints =
         "any M, N, K >= 1; when K or N is not a multiple of 8 the operands are first copied into zero-padded "
         "buffers (timed with the kernel)";

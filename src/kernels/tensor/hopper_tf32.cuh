@@ -1,0 +1,222 @@
+// The Hopper (sm_90a) TF32 GEMM behind tensor-core ladder step 8 (tc.swapped.tf32).
+//
+// Why a kernel of its own: wgmma reads TF32 operands from shared memory K-major only; there are no
+// transpose bits for 32-bit types. gemmlab's A (M x K, row-major) is K-major, but its B (K x N,
+// row-major) is N-major. So the kernel computes the transposed product,
+//
+//     C^T (N x M) = B^T (N x K) * A^T (K x M),
+//
+// where wgmma's first operand B^T comes from *registers* (any layout can be loaded there) and its
+// second operand A^T is A's tile in shared memory, K-major as TF32 requires. Each accumulator row is
+// a column n of C; the epilogue writes the transpose back.
+//
+// Levels: a CTA computes a 256 (m) x 128 (n) tile of C; each of its two consumer warpgroups owns 64
+// columns n and issues wgmma.m64n256k8 with D = its 64 x 256 slice of C^T (128 FP32 accumulators per
+// thread). A producer warpgroup issues the TMA copies (A: one 256 x 32 box; B: four 32 x 32 boxes, all
+// 128-byte swizzled) into a 4-stage mbarrier pipeline; the grid is persistent and walks the tiles in
+// grouped order for L2 reuse; C leaves through shared memory and TMA stores. The pipeline is that of
+// hopper.cuh (steps 4 to 7); what differs is the operand path and the transposed epilogue.
+//
+// Register fragments of B^T. Per k8 step a thread holds a[0..3] = B^T(row r, k), with rows r = g and
+// g + 8 (g = lane / 4) of its warp's 16 and k = t, t + 4 (t = lane % 4). Which column n of C a
+// fragment row stands for is free (the epilogue only has to agree), so rows are mapped to n such that
+// every load of a warp is free of bank conflicts in the swizzled B box: the 8 rows g of a warp's half
+// use two 16-byte chunks four apart (n = 4 * (c + 4 * (g / 4)) + g % 4), and the swizzle (chunk XOR
+// k % 8) then spreads the warp's 4 k rows x 2 chunks over 8 distinct chunks, i.e. all 32 banks.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/tensor/sm90_ptx.cuh"
+#include "kernels/tensor/sm90_schedule.cuh"
+#include "kernels/tensor/tc_types.cuh"
+#include "kernels/tensor/wgmma_ops.cuh"
+
+namespace gemmlab::tc::sm90 {
+
+struct Tf32Config {
+  static constexpr int BM = 256, BN = 128, BK = 32, STAGES = 4;  // BK: 32 floats = one 128-B row
+  static constexpr int kConsumers = 2, kThreads = 3 * 128;
+  static constexpr int kAccum = 128;                      // 64 x 256 FP32 per consumer warpgroup
+  static constexpr int A_BYTES = BM * BK * 4;             // 32 KB: one TMA box (256 rows x 128 B)
+  static constexpr int B_BOX_COLS = 32;                   // n per B box: 128 B rows
+  static constexpr int B_BOX_BYTES = BK * B_BOX_COLS * 4; // 4 KB
+  static constexpr int B_BYTES = BK * BN * 4;             // 16 KB: four boxes
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  // Epilogue: per warpgroup and pass, a 64 (m) x 64 (n) piece of C as two 64 x 32 boxes (8 KB each).
+  static constexpr int EPI_BOX_BYTES = 64 * 128;
+  static constexpr int EPI_PASSES = BM / 64;
+  static constexpr int EPI_BYTES = kConsumers * 2 * EPI_BOX_BYTES;
+  static constexpr int BAR_BYTES = 2 * STAGES * 8;
+  static constexpr std::size_t kSmemBytes = 1024 + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
+};
+
+struct Tf32Args {
+  int M, N, K;
+  float alpha, beta;
+  float* C;       // row-major M x N
+  int group_m;    // tile rows per raster group
+  int tma_store;  // beta == 0 and C's rows 16-byte aligned: the TMA epilogue is used
+  StreamK sk;     // the stream-K tail (sk.tail_units == 0: whole tiles only)
+};
+
+// Column n (0..63, inside the warpgroup's 64) of C held by fragment row (warp, half h, g).
+__device__ __forceinline__ int tf32_fragment_col(int warp, int h, int g) {
+  const int i = 2 * warp + h;  // 8 (warp, half) pairs: two boxes of 32 columns, 4 chunk pairs each
+  return (i / 4) * 32 + 4 * (i % 4 + 4 * (g / 4)) + g % 4;
+}
+
+// Byte offset of (row r, float column x) in a box of 128-byte rows written with TMA's 128-B swizzle.
+__device__ __forceinline__ int swizzle128_f32(int r, int x) {
+  return r * 128 + ((((x >> 2) ^ (r & 7))) << 4) + (x & 3) * 4;
+}
+
+__device__ __forceinline__ std::uint32_t lds32(const void* p) {
+  std::uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(dev::smem_addr(p)));
+  return v;
+}
+
+__global__ void __launch_bounds__(Tf32Config::kThreads, 1)
+    hopper_tf32_gemm(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
+                     const __grid_constant__ CUtensorMap tm_c, const Tf32Args args) {
+  using Cfg = Tf32Config;
+  constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  unsigned char* a_tiles = smem;
+  unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
+  unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
+  auto* full = reinterpret_cast<std::uint64_t*>(epi + Cfg::EPI_BYTES);
+  std::uint64_t* empty = full + S;
+
+  const int wg = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], Cfg::kConsumers);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
+  const int tiles = tiles_m * tiles_n, k_tiles = (args.K + BK - 1) / BK;
+  const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
+  const Schedule sched(tiles, k_tiles, blockIdx.x, gridDim.x, args.sk.tail_units);
+
+  if (wg == 0) {  // producer warpgroup: one thread issues every copy
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      int it = 0;
+      sched.for_each<true>([&](int u, int kb, int ke) {
+        int tm, tn;
+        unit_coords(u, tiles_m, tiles_n, group_m, tm, tn);
+        for (int kt = kb; kt < ke; ++kt, ++it) {
+          const int s = it % S;
+          mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
+          mbar_expect_tx(&full[s], Cfg::STAGE_BYTES);
+          tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
+          unsigned char* b = b_tiles + s * Cfg::B_BYTES;
+          for (int j = 0; j < BN / Cfg::B_BOX_COLS; ++j)
+            tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + j * Cfg::B_BOX_COLS, kt * BK);
+        }
+      });
+    }
+    return;
+  }
+  setmaxnreg_inc<232>();
+
+  // ---- consumers -------------------------------------------------------------------------------
+  const int ci = wg - 1;  // columns ci*64 .. ci*64+63 of the CTA tile
+  const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32, g = lane / 4, t = lane % 4;
+  const bool leader = ctid == 0;
+
+  // Where this thread's fragment values sit in a B stage: for half h, box (2ci + i/4) and the byte
+  // offset of (k = t, column) before the swizzle; k rows are 128 B apart.
+  int frag_box[2], frag_col[2];
+  for (int h = 0; h < 2; ++h) {
+    const int col = tf32_fragment_col(warp, h, g);
+    frag_box[h] = 2 * ci + col / 32;
+    frag_col[h] = col % 32;
+  }
+  auto load_fragments = [&](const unsigned char* b, std::uint32_t (&a)[4][4]) {
+#pragma unroll
+    for (int kk = 0; kk < BK / 8; ++kk)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {  // a[kk][q]: half h = q % 2, k = 8kk + t + 4 (q / 2)
+        const int h = q % 2, k = 8 * kk + t + 4 * (q / 2);
+        a[kk][q] = lds32(b + frag_box[h] * Cfg::B_BOX_BYTES + swizzle128_f32(k, frag_col[h]));
+      }
+  };
+
+  float d[Cfg::kAccum];
+  std::uint32_t frag[4][4];
+  int it = 0;
+  sched.for_each<true>([&](int u, int kb, int ke) {
+    int tm, tn;
+    unit_coords(u, tiles_m, tiles_n, group_m, tm, tn);
+    // Per k-tile: wait for the stage, load the B^T fragments, issue 4 wgmmas and wait for them.
+    // Waiting for the batch (not keeping one in flight as the 16-bit kernels do) is what lets the
+    // next batch's fragments be loaded into the same registers: ptxas serialises every wgmma of the
+    // kernel if a register a wgmma reads is written while any wgmma is in flight. The tensor cores
+    // stay busy anyway: the two consumer warpgroups alternate, one loads while the other multiplies.
+    for (int kt = kb; kt < ke; ++kt, ++it) {
+      const int s = it % S;
+      mbar_wait(&full[s], (it / S) & 1);
+      load_fragments(b_tiles + s * Cfg::B_BYTES, frag);
+      wgmma_fence();
+      const unsigned char* at = a_tiles + s * Cfg::A_BYTES;
+#pragma unroll
+      for (int kk = 0; kk < BK / 8; ++kk)
+        wgmma_m64n256k8_tf32_rs(d, frag[kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
+      wgmma_commit();
+      wgmma_wait<0>();
+      if (leader) mbar_arrive(&empty[s]);
+    }
+    // A stream-K item that does not hold k-tile 0 hands its sums to the tile's finisher.
+    if (!settle_item<1>(sched, args.sk, u, kb, ke, d, 0, ci, ctid)) return;
+
+    // ---- epilogue: d[4j + 2h + e] = C(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
+    const int row0 = tm * BM, col0 = tn * BN + ci * 64;
+    if (args.tma_store) {
+      unsigned char* cs = epi + ci * 2 * Cfg::EPI_BOX_BYTES;
+#pragma unroll
+      for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
+        named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
+#pragma unroll
+        for (int j = pass * 8; j < pass * 8 + 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+              const int r = 8 * (j - pass * 8) + 2 * t + e;
+              *reinterpret_cast<float*>(cs + (frag_box[h] - 2 * ci) * Cfg::EPI_BOX_BYTES + swizzle128_f32(r, frag_col[h])) =
+                  args.alpha * d[4 * j + 2 * h + e];
+            }
+        fence_proxy_async();
+        named_barrier(1 + ci, 128);
+        if (leader) {
+          tma_store(&tm_c, cs, col0, row0 + pass * 64);
+          tma_store(&tm_c, cs + Cfg::EPI_BOX_BYTES, col0 + 32, row0 + pass * 64);
+          tma_store_wait_read();
+        }
+      }
+    } else {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int n = col0 + tf32_fragment_col(warp, h, g);
+        if (n >= args.N) continue;
+#pragma unroll
+        for (int j = 0; j < Cfg::kAccum / 4; ++j)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int m = row0 + 8 * j + 2 * t + e;
+            if (m < args.M) store_output(args.C + std::size_t(m) * args.N + n, d[4 * j + 2 * h + e], args.alpha, args.beta);
+          }
+      }
+    }
+  });
+}
+
+}  // namespace gemmlab::tc::sm90

@@ -1,0 +1,120 @@
+// PTX wrappers for the sm_90a kernels (hopper.cuh, hopper_tf32.cuh): mbarriers, TMA loads and
+// stores, clusters, wgmma fences, register reallocation, shared-memory matrix descriptors, and the
+// grouped tile order of the persistent schedules. Each wrapper is one or two PTX instructions.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>
+
+#include "kernels/device_utils.cuh"
+
+namespace gemmlab::tc::sm90 {
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(count));
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(dev::smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(dev::smem_addr(bar)) : "memory");
+}
+// Arrive on the barrier at the same offset in the shared memory of CTA `rank` of this cluster.
+// (Default .release.cta semantics: what is being released is a slot the wgmma has finished
+// reading, which needs no cluster-wide ordering of this thread's own memory operations.)
+__device__ __forceinline__ void mbar_arrive_cluster(std::uint64_t* bar, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(dev::smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+__device__ __forceinline__ unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
+          dev::smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "r"(x), "r"(y)
+      : "memory");
+}
+// The same box lands at the same offset in every CTA of `mask`, and completes on each one's barrier.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
+                                                   std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
+      "%5}], [%2], %3;\n" ::"r"(dev::smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "h"(mask), "r"(x), "r"(y)
+      : "memory");
+}
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(dev::smem_addr(src)), "r"(x), "r"(y)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+template <int REGS>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS));
+}
+
+// Shared-memory matrix descriptor with 128-byte swizzling (the layout TMA's SWIZZLE_128B writes).
+//   K-major (A): rows of 64 elements (128 B), 8-row atoms of 1024 B: SBO = 1024, LBO unused.
+//   MN-major (B): each k row holds 64 n-elements (128 B); 8 k-rows form a 1024-B atom (SBO = 1024 B,
+//   the step to the next 8 k); the next 64 n-columns are another TMA box, LBO bytes further.
+__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+  const std::uint64_t addr = dev::smem_addr(p);
+  return ((addr & 0x3FFFF) >> 4) | (std::uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
+         (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(1) << 62);
+}
+
+// Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
+// CTA of a cluster). Units are visited group_m unit-rows at a time, column by column inside a group,
+// so the tiles resident on the GPU at one time share A and B panels in L2.
+__device__ __forceinline__ void unit_coords(int unit, int units_m, int units_n, int group_m, int& um, int& un) {
+  const int per_group = group_m * units_n;
+  const int first = (unit / per_group) * group_m;
+  const int rows = min(units_m - first, group_m);
+  um = first + (unit % per_group) % rows;
+  un = (unit % per_group) / rows;
+}
+
+}  // namespace gemmlab::tc::sm90
