@@ -10,10 +10,16 @@ SHAPES = (128, 256)                      # N of m64nNk16
 TYPES = (("bf16", "bf16"), ("f16", "f16"))  # (PTX type, suffix of the wrapper name)
 
 
-def wrapper(n: int, ptx_type: str, suffix: str) -> str:
-    regs = n // 2  # accumulators per thread: 64 * n / 128
+def accumulators(n: int):
+    """Accumulators per thread (64 * n / 128), their asm operand numbers and constraints, in lines."""
+    regs = n // 2
     reg_list = [", ".join(f"%{i}" for i in range(j, min(j + 16, regs))) for j in range(0, regs, 16)]
     out_list = [", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, regs))) for j in range(0, regs, 8)]
+    return regs, reg_list, out_list
+
+
+def wrapper(n: int, ptx_type: str, suffix: str) -> str:
+    regs, reg_list, out_list = accumulators(n)
     body = [
         f"// D(64x{n}, f32) (+)= A(64x16, {suffix}, K-major) * B(16x{n}, {suffix}, MN-major).",
         f"__device__ __forceinline__ void wgmma_m64n{n}k16_{suffix}(float (&d)[{regs}], std::uint64_t desc_a,",
@@ -39,9 +45,7 @@ def tf32_wrapper(n: int) -> str:
     TF32 wgmma reads shared-memory operands K-major only (no transpose bits), so gemmlab's TF32
     kernel computes C^T = B^T A^T: B^T is loaded into registers, A (K-major) is the descriptor.
     """
-    regs = n // 2
-    reg_list = [", ".join(f"%{i}" for i in range(j, min(j + 16, regs))) for j in range(0, regs, 16)]
-    out_list = [", ".join(f'"+f"(d[{i}])' for i in range(j, min(j + 8, regs))) for j in range(0, regs, 8)]
+    regs, reg_list, out_list = accumulators(n)
     body = [
         f"// D(64x{n}, f32) (+)= A(64x8, tf32, registers) * B(8x{n}, tf32, K-major).",
         f"__device__ __forceinline__ void wgmma_m64n{n}k8_tf32_rs(float (&d)[{regs}], const std::uint32_t (&a)[4],",
