@@ -114,8 +114,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using OutT = typename Cfg::Out;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  // Swizzled TMA boxes must start on 1024 bytes.
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  unsigned char* smem = align1024(smem_raw);
   unsigned char* a_tiles = smem;
   unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
   unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
@@ -124,13 +123,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], 1);                                     // the producer's expect_tx arrival
-      mbar_init(&empty[s], Cfg::kConsumers * Cfg::kCluster);      // every consumer of the cluster
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers * Cfg::kCluster);  // every consumer of the cluster
   if constexpr (Cfg::kCluster > 1) cluster_sync(); else __syncthreads();
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;

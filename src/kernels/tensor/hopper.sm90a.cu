@@ -79,7 +79,7 @@ int tail_units(const Shape& s, int sms) {
 }
 template <class Cfg>
 std::size_t stream_k_bytes(const Shape& s, int sms) {
-  return tail_units<Cfg>(s, sms) ? std::size_t(grid_size<Cfg>(s, sms)) * Cfg::BM * Cfg::BN * sizeof(float) : 0;
+  return tc::stream_k_workspace(tail_units<Cfg>(s, sms), grid_size<Cfg>(s, sms), Cfg::BM, Cfg::BN);
 }
 
 // What the TMA maps describe: A is M x K and B is K x b_cols, packed row-major; C is M x N.
@@ -92,46 +92,25 @@ struct Operands {
   std::int64_t b_cols;
 };
 
-// Tensor maps for one set of operands: building them costs microseconds, so the last ones are
-// kept (a benchmark launches the same GEMM many times).
-struct Maps {
-  CUtensorMap a, b, c;
-};
-
+// The tensor maps of a configuration for one set of operands.
 template <class Cfg>
-class MapCache {
- public:
-  Maps get(const Operands& o, bool tma_store) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!valid_ || key_a_ != o.a || key_b_ != o.b || key_c_ != o.c || !(key_shape_ == o.shape) || key_cols_ != o.b_cols ||
-        key_store_ != tma_store) {
-      using T = typename Cfg::T;
-      constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
-      constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
-      maps_.a = tc::make_tensor_map_2d(o.a, ab, o.shape.m, o.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
-      maps_.b = tc::make_tensor_map_2d(o.b, ab, o.shape.k, o.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
-      maps_.c = Cfg::kTmaEpilogue && tma_store
-                    ? tc::make_tensor_map_2d(o.c, out, o.shape.m, o.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
-                    : maps_.a;  // not used by the kernel
-      key_a_ = o.a, key_b_ = o.b, key_c_ = o.c, key_shape_ = o.shape, key_cols_ = o.b_cols, key_store_ = tma_store;
-      valid_ = true;
-    }
-    return maps_;
-  }
-
- private:
-  std::mutex mu_;
-  bool valid_ = false, key_store_ = false;
-  const void *key_a_ = nullptr, *key_b_ = nullptr, *key_c_ = nullptr;
-  Shape key_shape_;
-  std::int64_t key_cols_ = 0;
-  Maps maps_{};
-};
+tc::TmaMaps build_maps(const tc::TmaKey& k) {
+  using T = typename Cfg::T;
+  constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
+  constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
+  tc::TmaMaps m;
+  m.a = tc::make_tensor_map_2d(k.a, ab, k.shape.m, k.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
+  m.b = tc::make_tensor_map_2d(k.b, ab, k.shape.k, k.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
+  m.c = Cfg::kTmaEpilogue && k.tma_store
+            ? tc::make_tensor_map_2d(k.c, out, k.shape.m, k.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
+            : m.a;  // not used by the kernel
+  return m;
+}
 
 // stream_k: the workspace for the partial sums of a stream-K tail (null: whole units only).
 template <class Cfg>
 void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m, void* stream_k) {
-  static MapCache<Cfg> cache;
+  static tc::TmaMapCache cache;
   static std::once_flag once;
   auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
   std::call_once(once, [&] {
@@ -140,7 +119,7 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   constexpr int out_bytes = int(sizeof(typename Cfg::Out));
   const bool tma_store = aligned16(o.c) && (o.shape.n * out_bytes) % 16 == 0;
   const bool pairs = o.shape.n % 2 == 0 && reinterpret_cast<std::uintptr_t>(o.c) % (2 * out_bytes) == 0;
-  const Maps maps = cache.get(o, tma_store);
+  const tc::TmaMaps maps = cache.get({o.a, o.b, o.c, o.shape, o.b_cols, tma_store}, build_maps<Cfg>);
   const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
   tc::sm90::StreamK sk;
   if (stream_k && tail_units<Cfg>(o.shape, sms) > 0) {

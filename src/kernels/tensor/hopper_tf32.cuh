@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   using Cfg = Tf32Config;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  unsigned char* smem = align1024(smem_raw);
   unsigned char* a_tiles = smem;
   unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
   unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
@@ -91,13 +91,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   std::uint64_t* empty = full + S;
 
   const int wg = threadIdx.x / 128;
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], 1);
-      mbar_init(&empty[s], Cfg::kConsumers);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-  }
+  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers);
   __syncthreads();
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;

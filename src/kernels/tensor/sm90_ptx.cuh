@@ -76,6 +76,22 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
 __device__ __forceinline__ void tma_store_wait_read() {
   asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
+// Dynamic shared memory rounded up to 1024 bytes: where 128-byte-swizzled TMA boxes must start.
+__device__ __forceinline__ unsigned char* align1024(unsigned char* p) {
+  return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t(1023));
+}
+
+// Thread 0 sets up a pipeline of `stages` slots: "full" completes on the producer's expect_tx
+// arrival (plus the TMA bytes), "empty" on `consumers` arrivals. The caller synchronises the CTA
+// (or cluster) afterwards.
+__device__ __forceinline__ void init_pipeline(std::uint64_t* full, std::uint64_t* empty, int stages, unsigned consumers) {
+  for (int s = 0; s < stages; ++s) {
+    mbar_init(&full[s], 1);
+    mbar_init(&empty[s], consumers);
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");

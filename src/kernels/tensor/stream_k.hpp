@@ -14,6 +14,7 @@
 // CTA of the grid is resident (persistent), so a finisher's wait always ends.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -27,12 +28,12 @@
 namespace gemmlab::tc {
 
 struct Schedule {
-  int units, k_tiles, cluster, clusters;  // cluster: this CTA's cluster index; clusters: G
+  int k_tiles, cluster, clusters;  // cluster: this CTA's cluster index; clusters: G
   int dp_units;                           // units processed whole
   int sk_iters;                           // tail iterations: tail units x k_tiles (< 2^31, see the host)
 
   GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units)
-      : units(units_), k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units),
+      : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units),
         sk_iters(tail_units * k_tiles_) {}
 
   GEMMLAB_HD int range_begin(int c) const { return int(std::int64_t(sk_iters) * c / clusters); }
@@ -71,6 +72,11 @@ inline int stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t
   if (units <= clusters || units % clusters == 0) return 0;
   const std::int64_t tail = units % clusters;
   return tail * k_tiles < (std::int64_t(1) << 31) ? int(tail) : 0;
+}
+
+// Workspace for the partial sums: a slot of bm x bn FP32 per CTA of the grid, when there is a tail.
+inline std::size_t stream_k_workspace(int tail_units, std::int64_t grid_ctas, int bm, int bn) {
+  return tail_units > 0 ? std::size_t(grid_ctas) * bm * bn * sizeof(float) : 0;
 }
 
 // Flags the kernels raise and clear (one per CTA and consumer warpgroup): zeroed device memory that

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 
 #include <cuda.h>
 
@@ -19,5 +20,43 @@ enum class Swizzle { none, b128 };
 // box_rows x box_cols. Throws Error (with the driver's code) if the encoding is rejected.
 CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
                                int box_cols, Swizzle swizzle);
+
+// The maps of one GEMM launch, and what they were built for: A is M x K and B is K x b_cols, packed
+// row-major; C is M x N (b_cols is N, or N rounded up when the operands were copied into padded
+// buffers); tma_store says whether C has a map at all.
+struct TmaMaps {
+  CUtensorMap a, b, c;
+};
+struct TmaKey {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* c = nullptr;
+  Shape shape;
+  std::int64_t b_cols = 0;
+  bool tma_store = false;
+  bool operator==(const TmaKey&) const = default;
+};
+
+// Building tensor maps costs microseconds, so each kernel keeps the last set it built (a benchmark
+// launches the same GEMM many times). build(key) makes the maps for a new key.
+class TmaMapCache {
+ public:
+  template <class Build>
+  TmaMaps get(const TmaKey& key, Build&& build) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!valid_ || !(key == key_)) {
+      maps_ = build(key);
+      key_ = key;
+      valid_ = true;
+    }
+    return maps_;
+  }
+
+ private:
+  std::mutex mu_;
+  bool valid_ = false;
+  TmaKey key_;
+  TmaMaps maps_{};
+};
 
 }  // namespace gemmlab::tc
