@@ -474,8 +474,10 @@ ModeResult TransferBench::measure(const Kernel& k, const Params& params_in, Host
       }
       mover->move(b, t);
       if (checked) {
-        // Untimed: what arrived in host C against the float64 reference.
-        GEMMLAB_CUDA(cudaMemcpy(check_.get(), b.c.get(), bytes_c, cudaMemcpyHostToDevice));
+        // Untimed: what arrived in host C against the float64 reference. The copy goes on the
+        // stream the comparison runs on: a plain cudaMemcpy from pageable memory may return before
+        // its DMA has landed, and the lab's stream does not wait for the legacy default stream.
+        GEMMLAB_CUDA(cudaMemcpyAsync(check_.get(), b.c.get(), bytes_c, cudaMemcpyHostToDevice, lab_.stream()));
         const ErrorSums e = compare_device(check_.get(), DType::f32, ref_.ref.as<double>(), ref_.scale.as<double>(),
                                            std::int64_t(mn), lab_.stream());
         o.check = evaluate(e, tolerance_for(r.precision));
