@@ -30,6 +30,7 @@
 
 #include "kernels/tensor/sm90_ptx.cuh"
 #include "kernels/tensor/sm90_schedule.cuh"
+#include "kernels/tensor/sm90_store_ring.cuh"
 #include "kernels/tensor/tc_types.cuh"
 #include "kernels/tensor/wgmma_ops.cuh"
 
@@ -55,13 +56,13 @@ struct HopperConfig {
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  // The TMA epilogue stores a warpgroup's 64 x BN tile in passes of 64 x EPI_COLS through
-  // 128-byte-swizzled boxes of 64 rows x 128 bytes (BOX_COLS elements): the swizzle spreads the
-  // 8 rows a warp writes at once over different banks. 16 KB per warpgroup and pass.
+  // The TMA epilogue stores a warpgroup's 64 x BN tile as EPI_BOXES boxes of 64 rows x 128 bytes
+  // (BOX_COLS elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
-  static constexpr int EPI_COLS = 2 * BOX_COLS;
-  static constexpr int EPI_PASSES = BN / EPI_COLS;
-  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * 64 * EPI_COLS * int(sizeof(OutT)) : 0;  // 2 x 16 KB
+  static constexpr int EPI_BOXES = BN / BOX_COLS;
+  static constexpr int EPI_PASS = 1;
+  using Ring = StoreRing<2, EPI_PASS, EPI_BOXES / EPI_PASS>;
+  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
   static constexpr int BAR_BYTES = 2 * STAGES * 8;
   static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
@@ -184,6 +185,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   };
 
+  // Two adjacent outputs into a store box (p: their byte in the swizzled box).
+  auto put_pair = [](unsigned char* p, float v0, float v1) {
+    if constexpr (sizeof(OutT) == 4) {
+      *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+    } else {
+      OutT pair[2] = {from_float<OutT>(v0), from_float<OutT>(v1)};
+      *reinterpret_cast<unsigned*>(p) = *reinterpret_cast<const unsigned*>(pair);
+    }
+  };
+  typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
+
   float d[Cfg::kAccum];
   int it = 0;
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
@@ -239,39 +251,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int row0 = tm * BM + ci * 64, col0 = tn * BN;
     if (tm >= tiles_m) return;  // the cluster's spare CTA (odd number of tile rows)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
-      constexpr int kBoxBytes = 64 * 128;
-      unsigned char* cs = epi + ci * 2 * kBoxBytes;
-      // Byte offset of (row r, column x) in a 64 x 128-byte box with TMA's 128-byte swizzle: the
-      // 16-byte chunk index is XORed with the row's position in its group of 8.
-      auto swizzled = [](int r, int x) {
-        const int byte = x * int(sizeof(OutT));
-        return r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
-      };
-      auto put_pair = [&](int r, int cc, float v0, float v1) {
-        unsigned char* p = cs + (cc / Cfg::BOX_COLS) * kBoxBytes + swizzled(r, cc % Cfg::BOX_COLS);
-        if constexpr (sizeof(OutT) == 4) {
-          *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
-        } else {
-          OutT pair[2] = {from_float<OutT>(v0), from_float<OutT>(v1)};
-          *reinterpret_cast<unsigned*>(p) = *reinterpret_cast<const unsigned*>(pair);
-        }
-      };
+      constexpr int kPairsPerPass = Cfg::EPI_PASS * Cfg::BOX_COLS / 8;  // accumulator column groups j
+      const int r = warp * 16 + lane / 4;
 #pragma unroll
-      for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
-        named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
+      for (int pass = 0; pass < Cfg::EPI_BOXES / Cfg::EPI_PASS; ++pass) {
+        unsigned char* boxes = ring.begin_pass(pass);
 #pragma unroll
-        for (int j = pass * (Cfg::EPI_COLS / 8); j < (pass + 1) * (Cfg::EPI_COLS / 8); ++j) {
-          const int r = warp * 16 + lane / 4, cc = 8 * j + 2 * (lane % 4) - pass * Cfg::EPI_COLS;
-          put_pair(r, cc, args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
-          put_pair(r + 8, cc, args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
+        for (int j = pass * kPairsPerPass; j < (pass + 1) * kPairsPerPass; ++j) {
+          const int c8 = 8 * j - pass * Cfg::EPI_PASS * Cfg::BOX_COLS;  // first column of group j in the pass
+          unsigned char* box = boxes + (c8 / Cfg::BOX_COLS) * kStoreBoxBytes;
+          const int byte = (c8 % Cfg::BOX_COLS + 2 * (lane % 4)) * int(sizeof(OutT));
+          put_pair(box + swizzle128(r, byte), args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
+          put_pair(box + swizzle128(r + 8, byte), args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
         }
-        fence_proxy_async();  // make the generic-proxy writes visible to the TMA engine
-        named_barrier(1 + ci, 128);
-        if (leader) {
-          tma_store(&tm_c, cs, col0 + pass * Cfg::EPI_COLS, row0);
-          tma_store(&tm_c, cs + kBoxBytes, col0 + pass * Cfg::EPI_COLS + Cfg::BOX_COLS, row0);
-          tma_store_wait_read();
-        }
+        ring.end_pass(boxes, [&](unsigned char* box, int b) {
+          tma_store(&tm_c, box, col0 + (pass * Cfg::EPI_PASS + b) * Cfg::BOX_COLS, row0);
+        });
       }
     } else {
       OutT* C = static_cast<OutT*>(args.C);
@@ -293,6 +288,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   });
+  if constexpr (Cfg::kTmaEpilogue) ring.drain();
   if constexpr (Cfg::kCluster > 1) cluster_sync();
 }
 

@@ -29,6 +29,7 @@
 
 #include "kernels/tensor/sm90_ptx.cuh"
 #include "kernels/tensor/sm90_schedule.cuh"
+#include "kernels/tensor/sm90_store_ring.cuh"
 #include "kernels/tensor/tc_types.cuh"
 #include "kernels/tensor/wgmma_ops.cuh"
 
@@ -43,10 +44,11 @@ struct Tf32Config {
   static constexpr int B_BOX_BYTES = BK * B_BOX_COLS * 4; // 4 KB
   static constexpr int B_BYTES = BK * BN * 4;             // 16 KB: four boxes
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  // Epilogue: per warpgroup and pass, a 64 (m) x 64 (n) piece of C as two 64 x 32 boxes (8 KB each).
-  static constexpr int EPI_BOX_BYTES = 64 * 128;
+  // Epilogue: per warpgroup and pass, a 64 (m) x 64 (n) piece of C as two 64 x 32 boxes (8 KB
+  // each), through a ring of one pass (sm90_store_ring.cuh).
   static constexpr int EPI_PASSES = BM / 64;
-  static constexpr int EPI_BYTES = kConsumers * 2 * EPI_BOX_BYTES;
+  using Ring = StoreRing<2, 2, EPI_PASSES>;
+  static constexpr int EPI_BYTES = kConsumers * Ring::kBytes;
   static constexpr int BAR_BYTES = 2 * STAGES * 8;
   static constexpr std::size_t kSmemBytes = 1024 + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
 };
@@ -67,9 +69,7 @@ __device__ __forceinline__ int tf32_fragment_col(int warp, int h, int g) {
 }
 
 // Byte offset of (row r, float column x) in a box of 128-byte rows written with TMA's 128-B swizzle.
-__device__ __forceinline__ int swizzle128_f32(int r, int x) {
-  return r * 128 + ((((x >> 2) ^ (r & 7))) << 4) + (x & 3) * 4;
-}
+__device__ __forceinline__ int swizzle128_f32(int r, int x) { return swizzle128(r, 4 * x); }
 
 __device__ __forceinline__ std::uint32_t lds32(const void* p) {
   std::uint32_t v;
@@ -144,6 +144,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
       }
   };
 
+  Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   float d[Cfg::kAccum];
   std::uint32_t frag[4][4];
   int it = 0;
@@ -174,10 +175,9 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
     // ---- epilogue: d[4j + 2h + e] = C(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
     if (args.tma_store) {
-      unsigned char* cs = epi + ci * 2 * Cfg::EPI_BOX_BYTES;
 #pragma unroll
       for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
-        named_barrier(1 + ci, 128);  // the previous TMA store has finished reading cs
+        unsigned char* cs = ring.begin_pass(pass);
 #pragma unroll
         for (int j = pass * 8; j < pass * 8 + 8; ++j)
 #pragma unroll
@@ -185,16 +185,10 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
               const int r = 8 * (j - pass * 8) + 2 * t + e;
-              *reinterpret_cast<float*>(cs + (frag_box[h] - 2 * ci) * Cfg::EPI_BOX_BYTES + swizzle128_f32(r, frag_col[h])) =
+              *reinterpret_cast<float*>(cs + (frag_box[h] - 2 * ci) * kStoreBoxBytes + swizzle128_f32(r, frag_col[h])) =
                   args.alpha * d[4 * j + 2 * h + e];
             }
-        fence_proxy_async();
-        named_barrier(1 + ci, 128);
-        if (leader) {
-          tma_store(&tm_c, cs, col0, row0 + pass * 64);
-          tma_store(&tm_c, cs + Cfg::EPI_BOX_BYTES, col0 + 32, row0 + pass * 64);
-          tma_store_wait_read();
-        }
+        ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store(&tm_c, box, col0 + 32 * b, row0 + pass * 64); });
       }
     } else {
 #pragma unroll
@@ -211,6 +205,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
       }
     }
   });
+  ring.drain();
 }
 
 }  // namespace gemmlab::tc::sm90

@@ -66,16 +66,22 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "h"(mask), "r"(x), "r"(y)
       : "memory");
 }
+// One box from shared memory to global memory; part of the bulk-async group closed by the next
+// tma_store_commit().
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
                    reinterpret_cast<std::uint64_t>(map)),
                "r"(dev::smem_addr(src)), "r"(x), "r"(y)
                : "memory");
-  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
 }
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until at most N of this thread's store groups are still reading shared memory.
+template <int N>
 __device__ __forceinline__ void tma_store_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
+// Until every store group of this thread has completed.
+__device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 // Dynamic shared memory rounded up to 1024 bytes: where 128-byte-swizzled TMA boxes must start.
 __device__ __forceinline__ unsigned char* align1024(unsigned char* p) {
   return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t(1023));

@@ -1,0 +1,82 @@
+// The TMA-store epilogue of the persistent sm_90a kernels: a ring of shared-memory boxes per
+// consumer warpgroup that C leaves through, shared by hopper.cuh and hopper_tf32.cuh.
+//
+// A warpgroup waits only until the slot it is about to write has been read by the store issued a
+// ring earlier, not for every store, so the stores still in flight when a tile's last box is
+// written drain while the next tile's main loop runs.
+//
+// What it buys, measured on the H100 (docs/kernels/tensor-ladder.md): nothing measurable. At 4096^3
+// with FP32 C, leaving the store out entirely makes tc.tma_epilogue.bf16 7% faster, but neither
+// this ring nor a deeper one (3 pipeline stages, 4 boxes) nor staggering the two consumer
+// warpgroups recovers any of it: the cost is the C traffic itself, not the consumers' wait.
+//
+// Boxes are 64 rows x 128 bytes with TMA's 128-byte swizzle. Writes go in passes of PASS boxes
+// (one bulk-async group each): the warpgroup waits for a free pass, writes its boxes, and its
+// leader thread issues their stores.
+#pragma once
+
+#include <cuda.h>
+
+#include "kernels/tensor/sm90_ptx.cuh"
+
+namespace gemmlab::tc::sm90 {
+
+constexpr int kStoreBoxBytes = 64 * 128;
+
+// Byte offset of (row r, byte b of the row) in a 64 x 128-byte box written with the 128-B swizzle:
+// the 16-byte chunk index is XORed with the row's position in its group of 8, which spreads the 8
+// rows a warp writes at once over different banks.
+__device__ __forceinline__ int swizzle128(int r, int byte) {
+  return r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
+}
+
+// A tile is written in TILE_PASSES passes; the ring holds a whole number of passes and divides
+// the tile's passes, so that a pass's slot depends only on its index in the tile (no counter to
+// carry from tile to tile in scarce registers).
+template <int RING, int PASS, int TILE_PASSES>
+class StoreRing {
+  static_assert(RING % PASS == 0, "the ring holds whole passes");
+  static constexpr int kPasses = RING / PASS;
+  static_assert(TILE_PASSES % kPasses == 0, "the ring divides the tile");
+
+ public:
+  static constexpr int kBytes = RING * kStoreBoxBytes;
+
+  // base: this warpgroup's kBytes of shared memory (1024-byte aligned); barrier: a named barrier of
+  // the warpgroup's 128 threads; leader: the one thread that issues and waits for the stores.
+  __device__ StoreRing(unsigned char* base, int barrier, bool leader) : base_(base), barrier_(barrier), leader_(leader) {}
+
+  // Waits until the boxes of pass `pass` (0 .. TILE_PASSES - 1) of a tile are free, that is read
+  // by the stores issued a ring earlier, and returns the first of them; box b of the pass is at the
+  // result + b * kStoreBoxBytes.
+  __device__ unsigned char* begin_pass(int pass) {
+    if (leader_) tma_store_wait_read<kPasses - 1>();
+    named_barrier(barrier_, 128);
+    return base_ + (pass % kPasses) * PASS * kStoreBoxBytes;
+  }
+
+  // After every thread has written the pass: makes the writes visible to the TMA engine, then the
+  // leader calls issue(box pointer, b) for each box b (one tma_store each) and closes the group.
+  template <class Issue>
+  __device__ void end_pass(unsigned char* pass, Issue&& issue) {
+    fence_proxy_async();
+    named_barrier(barrier_, 128);
+    if (leader_) {
+#pragma unroll
+      for (int b = 0; b < PASS; ++b) issue(pass + b * kStoreBoxBytes, b);
+      tma_store_commit();
+    }
+  }
+
+  // Before the CTA exits: every store has completed (shared memory is released at exit).
+  __device__ void drain() const {
+    if (leader_) tma_store_wait_all();
+  }
+
+ private:
+  unsigned char* base_;
+  int barrier_;
+  bool leader_;
+};
+
+}  // namespace gemmlab::tc::sm90
