@@ -60,8 +60,7 @@ struct HopperConfig {
   // (BOX_COLS elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
   static constexpr int EPI_BOXES = BN / BOX_COLS;
-  static constexpr int EPI_PASS = 1;
-  using Ring = StoreRing<2, EPI_PASS, EPI_BOXES / EPI_PASS>;
+  using Ring = StoreRing<2, 1, EPI_BOXES>;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
   static constexpr int BAR_BYTES = 2 * STAGES * 8;
   static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
@@ -251,22 +250,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int row0 = tm * BM + ci * 64, col0 = tn * BN;
     if (tm >= tiles_m) return;  // the cluster's spare CTA (odd number of tile rows)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
-      constexpr int kPairsPerPass = Cfg::EPI_PASS * Cfg::BOX_COLS / 8;  // accumulator column groups j
-      const int r = warp * 16 + lane / 4;
+      constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8;  // accumulator column groups j (8 columns each)
+      const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
 #pragma unroll
-      for (int pass = 0; pass < Cfg::EPI_BOXES / Cfg::EPI_PASS; ++pass) {
-        unsigned char* boxes = ring.begin_pass(pass);
+      for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {  // columns bx * BOX_COLS .. + BOX_COLS - 1
+        unsigned char* box = ring.begin_pass(bx);
 #pragma unroll
-        for (int j = pass * kPairsPerPass; j < (pass + 1) * kPairsPerPass; ++j) {
-          const int c8 = 8 * j - pass * Cfg::EPI_PASS * Cfg::BOX_COLS;  // first column of group j in the pass
-          unsigned char* box = boxes + (c8 / Cfg::BOX_COLS) * kStoreBoxBytes;
-          const int byte = (c8 % Cfg::BOX_COLS + 2 * (lane % 4)) * int(sizeof(OutT));
+        for (int q = 0; q < kGroupsPerBox; ++q) {
+          const int j = bx * kGroupsPerBox + q, byte = q * 8 * int(sizeof(OutT)) + lane_byte;
           put_pair(box + swizzle128(r, byte), args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
           put_pair(box + swizzle128(r + 8, byte), args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
         }
-        ring.end_pass(boxes, [&](unsigned char* box, int b) {
-          tma_store(&tm_c, box, col0 + (pass * Cfg::EPI_PASS + b) * Cfg::BOX_COLS, row0);
-        });
+        ring.end_pass(box, [&](unsigned char* p, int) { tma_store(&tm_c, p, col0 + bx * Cfg::BOX_COLS, row0); });
       }
     } else {
       OutT* C = static_cast<OutT*>(args.C);
