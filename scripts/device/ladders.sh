@@ -17,8 +17,10 @@ run() { echo "\$ gemmlab $*"; timeout 300 $g "$@"; echo; }
   run lab --kernels 'tc.*' --sizes 2048,4096,8192 --iters 20 --json "$out/tc-ladder.json"
   run lab --kernels 'tc.tma_epilogue.*' --sizes 4096,8192 --output same --iters 20
   run lab --kernels 'tc.tma_epilogue.bf16' --shapes "$SUITE" --iters 10 --json "$out/bf16-suite.json"
-  for s in 4096 8192; do  # the stream-K tail, off by default, against whole tiles in the same process
-    for k in tc.tma_epilogue.bf16 tc.swapped.tf32; do run run --kernel $k --size $s --param stream_k=1 --iters 20; done
+  for s in 4096 8192; do  # whole tiles only, and the stream-K tail forced on (default: where the model predicts a gain)
+    for k in tc.tma_epilogue.bf16 tc.swapped.tf32; do
+      for m in 0 2; do run run --kernel $k --size $s --param stream_k=$m --iters 20; done
+    done
   done
   run peak --json "$out/peaks.json"
   for k in seed.naive seed.shared fp32.tuned tc.tma_epilogue.bf16; do run occupancy --kernel "$k"; done

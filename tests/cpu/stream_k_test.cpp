@@ -1,6 +1,8 @@
 // The stream-K schedule of the persistent sm_90a kernels, checked on the host: every k-tile of
-// every unit is computed exactly once, partial items come first in a cluster's range, and each
-// finisher waits for exactly the clusters that worked on its unit.
+// every unit is computed exactly once, partial items belong to helpers and each has a workspace
+// slot of its own, owners stand at k = 0 together, and each owner waits for exactly the clusters
+// that worked on its unit.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -11,7 +13,9 @@
 #include "kernels/tensor/stream_k.hpp"
 
 using gemmlab::tc::Schedule;
-using gemmlab::tc::stream_k_tail;
+using gemmlab::tc::plan_stream_k_tail;
+using gemmlab::tc::TailMode;
+using gemmlab::tc::TailPlan;
 
 namespace {
 
@@ -19,20 +23,21 @@ struct Item {
   int cluster, unit, kb, ke;
 };
 
-std::vector<Item> items_of(int units, int k_tiles, int clusters, int tail) {
+std::vector<Item> items_of(int units, int k_tiles, int clusters, TailPlan tail) {
   std::vector<Item> items;
   for (int c = 0; c < clusters; ++c) {
-    const Schedule s(units, k_tiles, c, clusters, tail);
+    const Schedule s(units, k_tiles, c, clusters, tail.units, tail.owner_k);
     s.for_each<true>([&](int u, int kb, int ke) { items.push_back({c, u, kb, ke}); });
   }
   return items;
 }
 
 void check_schedule(int units, int k_tiles, int clusters) {
-  const int tail = stream_k_tail(units, clusters, k_tiles);
+  const TailPlan plan = plan_stream_k_tail(units, clusters, k_tiles, TailMode::always);
+  const int tail = plan.units;
   SCOPED_TRACE(testing::Message() << units << " units, " << k_tiles << " k-tiles, " << clusters << " clusters, tail "
-                                  << tail);
-  const std::vector<Item> items = items_of(units, k_tiles, clusters, tail);
+                                  << tail << " owner_k " << plan.owner_k);
+  const std::vector<Item> items = items_of(units, k_tiles, clusters, plan);
 
   // Coverage: each (unit, k) once.
   std::map<std::pair<int, int>, int> seen;
@@ -43,17 +48,23 @@ void check_schedule(int units, int k_tiles, int clusters) {
   ASSERT_EQ(seen.size(), std::size_t(units) * k_tiles);
   for (const auto& [key, n] : seen) ASSERT_EQ(n, 1) << "unit " << key.first << " k " << key.second;
 
-  // Only the first item of a cluster's list may start inside a unit (one workspace slot each).
-  std::map<int, int> index_in_cluster;
+  // Partial items are the helpers' (clusters without a tail unit), in the tail, and no two share
+  // a workspace slot.
+  const Schedule any(units, k_tiles, 0, clusters, tail, plan.owner_k);
+  std::set<int> slots;
   for (const Item& it : items) {
-    const int i = index_in_cluster[it.cluster]++;
-    if (it.kb > 0) {
-      EXPECT_GE(it.unit, units - tail) << "a partial item outside the tail";
-      // It is the cluster's first item after its whole units.
-      const int whole = (units - tail - it.cluster + clusters - 1) / clusters;
-      EXPECT_EQ(i, std::max(whole, 0)) << "cluster " << it.cluster;
-    }
+    if (it.kb == 0) continue;
+    EXPECT_GE(it.unit, units - tail) << "a partial item outside the tail";
+    EXPECT_GE(it.cluster, tail) << "an owner with a partial item";
+    const int slot = any.slot(it.cluster, it.unit);
+    EXPECT_GE(slot, 0);
+    EXPECT_LT(slot, clusters) << "slot outside the workspace";
+    EXPECT_TRUE(slots.insert(slot).second) << "slot " << slot << " used twice";
   }
+  for (int c = 0; c < tail; ++c)  // owners start their tail unit at k = 0
+    EXPECT_TRUE(std::any_of(items.begin(), items.end(), [&](const Item& it) {
+      return it.cluster == c && it.unit == units - tail + c && it.kb == 0;
+    }));
 
   // Finishers and contributors agree.
   std::map<int, std::set<int>> workers;  // unit -> clusters with an item on it
@@ -67,7 +78,7 @@ void check_schedule(int units, int k_tiles, int clusters) {
     std::set<int> expected = workers[unit];
     expected.erase(f);
     std::set<int> listed;
-    const Schedule s(units, k_tiles, f, clusters, tail);
+    const Schedule s(units, k_tiles, f, clusters, tail, plan.owner_k);
     if (unit >= units - tail) s.for_each_contributor(unit, [&](int c) { listed.insert(c); });
     EXPECT_EQ(listed, expected) << "unit " << unit;
     for (int c : listed) EXPECT_GT(c, f) << "contributors come after their finisher";
@@ -75,12 +86,31 @@ void check_schedule(int units, int k_tiles, int clusters) {
 }
 
 TEST(StreamK, TailIsThePartialLastWave) {
-  EXPECT_EQ(stream_k_tail(512, 132, 64), 116);  // 4096^3, 128 x 256 tiles, H100
-  EXPECT_EQ(stream_k_tail(2048, 132, 128), 68);
-  EXPECT_EQ(stream_k_tail(264, 132, 64), 0);    // whole waves
-  EXPECT_EQ(stream_k_tail(100, 132, 64), 0);    // less than one wave
-  EXPECT_EQ(stream_k_tail(133, 132, 64), 1);
-  EXPECT_EQ(stream_k_tail(133, 132, std::int64_t(1) << 31), 0);  // counters would overflow
+  EXPECT_EQ(plan_stream_k_tail(512, 132, 64, TailMode::always).units, 116);  // 4096^3, 128 x 256 tiles, H100
+  EXPECT_EQ(plan_stream_k_tail(2048, 132, 128, TailMode::always).units, 68);
+  EXPECT_EQ(plan_stream_k_tail(2048, 132, 128, TailMode::off).units, 0);
+  EXPECT_EQ(plan_stream_k_tail(264, 132, 64, TailMode::always).units, 0);  // whole waves
+  EXPECT_EQ(plan_stream_k_tail(100, 132, 64, TailMode::always).units, 0);  // less than one wave
+  EXPECT_EQ(plan_stream_k_tail(133, 132, 64, TailMode::always).units, 1);
+  EXPECT_EQ(plan_stream_k_tail(133, 132, 1, TailMode::always).units, 0);   // one k-tile: nothing to share
+  EXPECT_EQ(plan_stream_k_tail(133, 132, std::int64_t(1) << 31, TailMode::always).units, 0);  // 32-bit counters
+}
+
+// The cases measured on the H100 (docs/kernels/tensor-ladder.md): BF16 128 x 256 tiles in clusters
+// of 2 (66 resident clusters), TF32 256 x 128 tiles (132 CTAs).
+TEST(StreamK, TheCostModelKeepsTheTailWhereItWasFaster) {
+  const TailPlan bf16_8192 = plan_stream_k_tail(1024, 66, 128, TailMode::when_faster);
+  EXPECT_EQ(bf16_8192.units, 34);
+  EXPECT_GE(bf16_8192.owner_k, 66);  // 66 (an even share) to 70 were measured; 68 to 70 were fastest
+  EXPECT_LE(bf16_8192.owner_k, 72);
+  EXPECT_EQ(plan_stream_k_tail(2048, 132, 256, TailMode::when_faster).units, 68);  // TF32 8192^3
+  EXPECT_EQ(plan_stream_k_tail(256, 66, 64, TailMode::when_faster).units, 0);      // BF16 4096^3: 8 items a helper
+  EXPECT_EQ(plan_stream_k_tail(512, 132, 128, TailMode::when_faster).units, 0);    // TF32 4096^3
+  // Forced, the split still follows the model: owners keep most of a 4096^3 tail unit.
+  const TailPlan forced = plan_stream_k_tail(256, 66, 64, TailMode::always);
+  EXPECT_EQ(forced.units, 58);
+  EXPECT_GT(forced.owner_k, 56);
+  EXPECT_LT(forced.owner_k, 64);
 }
 
 TEST(StreamK, ScheduleCoversEveryKTileOnceAndFinishersKnowTheirHelpers) {
@@ -90,7 +120,7 @@ TEST(StreamK, ScheduleCoversEveryKTileOnceAndFinishersKnowTheirHelpers) {
 }
 
 TEST(StreamK, WithoutATailEveryUnitIsWhole) {
-  const std::vector<Item> items = items_of(512, 64, 128, 0);
+  const std::vector<Item> items = items_of(512, 64, 128, TailPlan{});
   EXPECT_EQ(items.size(), 512u);
   for (const Item& it : items) EXPECT_TRUE(it.kb == 0 && it.ke == 64);
 }

@@ -1,7 +1,8 @@
 // The stream-K tails of the persistent sm_90a kernels. The shapes of kernels_test.cpp are too small
 // to leave a partial last wave on a full GPU; these have one: more tiles than SMs, not a multiple of
-// them, with K from a single k-tile (tail ranges shorter than the number of SMs: many empty ones)
-// to many. Every parameter combination of every kernel that has a "stream_k" parameter.
+// them, with K from a single k-tile (no tail: nothing to share) to many, and tails from a few units
+// (many helpers per unit) to nearly a wave (3328 x 2560: 2 to 4 helpers with 32 items each). Every
+// parameter combination of every kernel that has a "stream_k" parameter (2 forces the tail).
 #include <fmt/format.h>
 
 #include "gpu_test.hpp"
@@ -30,7 +31,8 @@ TEST_P(StreamKTail, PartialLastWavesMatchTheReference) {
   if (k.info().min_cc > lab.device().cc()) GTEST_SKIP() << "needs a newer GPU";
   // 17 x 8 tiles of 128 x 256 (9 x 16 of 256 x 128): just over a wave of 132 SMs; the prime 2063
   // leaves a ragged last row of tiles.
-  const std::vector<Shape> shapes = {{2176, 2048, 64}, {2176, 2048, 1000}, {2063, 2056, 520}, {4096, 2304, 256}};
+  const std::vector<Shape> shapes = {{2176, 2048, 64},  {2176, 2048, 1000}, {2063, 2056, 520},
+                                     {4096, 2304, 256}, {3328, 2560, 1000}};
   int ran = 0;
   for (const Params& p : all_param_combinations(k)) {
     if (p.count("group") && p.at("group") != 8) continue;  // the raster group does not change the tail

@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
   // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
-  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units);
+  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k);
   const int group_m = args.group_m > 0 ? args.group_m : units_m;
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
@@ -197,6 +197,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   float d[Cfg::kAccum];
   int it = 0;
+  int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
   int produced = 0;
   auto produce_ahead = [&](int upto) {
@@ -243,7 +244,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (prev >= 0) release(prev);
     // A stream-K item that does not hold k-tile 0 hands its sums to the unit's finisher.
     if constexpr (Cfg::kStreamK) {
-      if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid)) return;
+      if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     }
 
     // ---- epilogue: row r = tile row + ci*64 + warp*16 + lane/4 (+8); columns 8j + 2*(lane%4) ----
@@ -283,6 +284,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   });
+  if constexpr (Cfg::kStreamK) raise_pending(args.sk, pending_flag, ctid);
   if constexpr (Cfg::kTmaEpilogue) ring.drain();
   if constexpr (Cfg::kCluster > 1) cluster_sync();
 }

@@ -72,14 +72,15 @@ unsigned grid_size(const Shape& s, int sms) {
   return unsigned(clusters * Cfg::kCluster);
 }
 
-// Units of the stream-K tail, and the workspace its partial sums take (a slot per CTA).
+// The stream-K tail of a launch, and the workspace its partial sums take (a slot per CTA).
 template <class Cfg>
-int tail_units(const Shape& s, int sms) {
-  return Cfg::kStreamK ? tc::stream_k_tail(unit_count<Cfg>(s), grid_size<Cfg>(s, sms) / Cfg::kCluster, ceil_div(s.k, Cfg::BK)) : 0;
+tc::TailPlan tail_plan(const Shape& s, int sms, tc::TailMode mode) {
+  if (!Cfg::kStreamK) return {};
+  return tc::plan_stream_k_tail(unit_count<Cfg>(s), grid_size<Cfg>(s, sms) / Cfg::kCluster, ceil_div(s.k, Cfg::BK), mode);
 }
 template <class Cfg>
-std::size_t stream_k_bytes(const Shape& s, int sms) {
-  return tc::stream_k_workspace(tail_units<Cfg>(s, sms), grid_size<Cfg>(s, sms), Cfg::BM, Cfg::BN);
+std::size_t stream_k_bytes(const Shape& s, int sms, tc::TailMode mode) {
+  return tc::stream_k_workspace(tail_plan<Cfg>(s, sms, mode).units, grid_size<Cfg>(s, sms), Cfg::BM, Cfg::BN);
 }
 
 // What the TMA maps describe: A is M x K and B is K x b_cols, packed row-major; C is M x N.
@@ -109,7 +110,8 @@ tc::TmaMaps build_maps(const tc::TmaKey& k) {
 
 // stream_k: the workspace for the partial sums of a stream-K tail (null: whole units only).
 template <class Cfg>
-void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m, void* stream_k) {
+void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m, void* stream_k,
+                   tc::TailMode mode) {
   static tc::TmaMapCache cache;
   static std::once_flag once;
   auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
@@ -122,11 +124,12 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   const tc::TmaMaps maps = cache.get({o.a, o.b, o.c, o.shape, o.b_cols, tma_store}, build_maps<Cfg>);
   const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
   tc::sm90::StreamK sk;
-  if (stream_k && tail_units<Cfg>(o.shape, sms) > 0) {
+  if (const tc::TailPlan tail = tail_plan<Cfg>(o.shape, sms, mode); stream_k && tail.units > 0) {
     static_assert(2 * 1024 <= tc::kStreamKFlags, "a flag per CTA and consumer warpgroup");
     sk.partials = static_cast<float*>(stream_k);
     sk.flags = tc::stream_k_flags(ctx.stream);
-    sk.tail_units = tail_units<Cfg>(o.shape, sms);
+    sk.tail_units = tail.units;
+    sk.owner_k = tail.owner_k;
   }
   const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
                         pairs ? 1 : 0, sk};
@@ -154,8 +157,8 @@ class HopperKernelBase : public KernelBase {
   using KernelBase::KernelBase;
   // stream_k: workspace of stream_k_workspace() bytes for a stream-K tail, or null (whole units).
   virtual void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
-                               void* stream_k) const = 0;
-  virtual std::size_t stream_k_workspace(const Shape& s) const = 0;
+                               void* stream_k, tc::TailMode mode) const = 0;
+  virtual std::size_t stream_k_workspace(const Shape& s, tc::TailMode mode) const = 0;
 };
 
 template <class CfgF32, class CfgSame>
@@ -199,19 +202,19 @@ class HopperKernel : public HopperKernelBase {
       tc::launch_mma_sync(info_.precision, g, ctx.stream);
       return;
     }
-    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m, nullptr);
+    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m, nullptr, tc::TailMode::off);
   }
 
-  std::size_t stream_k_workspace(const Shape& s) const override {
-    return stream_k_bytes<CfgF32>(s, current_sm_count());  // CfgSame has the same tiles and grid
+  std::size_t stream_k_workspace(const Shape& s, tc::TailMode mode) const override {
+    return stream_k_bytes<CfgF32>(s, current_sm_count(), mode);  // CfgSame has the same tiles and grid
   }
 
   void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
-                       void* stream_k) const override {
+                       void* stream_k, tc::TailMode mode) const override {
     if (g.c_type == DType::f32) {
-      launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m, stream_k);
+      launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m, stream_k, mode);
     } else if constexpr (!std::is_void_v<CfgSame>) {
-      launch_hopper<CfgSame>(o, g.alpha, g.beta, ctx, group_m, stream_k);
+      launch_hopper<CfgSame>(o, g.alpha, g.beta, ctx, group_m, stream_k, mode);
     } else {
       throw Error(fmt::format("kernel {} writes FP32 C only", info_.id));
     }
@@ -220,6 +223,8 @@ class HopperKernel : public HopperKernelBase {
  private:
   int group_m_;
 };
+
+tc::TailMode tail_mode(const Params& p) { return tc::TailMode(p.at("stream_k")); }
 
 // Rows of the operand copies for shapes whose K or N is not a multiple of 8, padded with zeros.
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
@@ -260,7 +265,7 @@ class TmaEpilogueKernel final : public KernelBase {
   LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(s, p).plan(s, p); }
   // Workspace: the stream-K partial sums (when the schedule has a tail), then the padded copies.
   std::size_t stream_k_bytes_for(const Shape& s, const Params& p) const {
-    return p.at("stream_k") ? (pick(s, p).stream_k_workspace(s) + 255) / 256 * 256 : 0;
+    return (pick(s, p).stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256;
   }
   std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
     return stream_k_bytes_for(s, p) + (shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s));
@@ -275,7 +280,7 @@ class TmaEpilogueKernel final : public KernelBase {
       throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, sk_bytes));
     void* stream_k = sk_bytes > 0 ? ctx.workspace : nullptr;
     if (shape_aligned(g.shape) && tma_path(g)) {
-      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group, stream_k);
+      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group, stream_k, tail_mode(p));
       return;
     }
     if (!ctx.workspace || ctx.workspace_bytes < workspace_bytes(s, p) || !aligned16(g.a) || !aligned16(g.b)) {
@@ -292,7 +297,7 @@ class TmaEpilogueKernel final : public KernelBase {
     if (n8 > s.n) GEMMLAB_CUDA(cudaMemset2DAsync(b_pad + s.n * 2, n8 * 2, 0, (n8 - s.n) * 2, s.k, ctx.stream));
     if (k8 > s.k) GEMMLAB_CUDA(cudaMemsetAsync(b_pad + s.k * n8 * 2, 0, (k8 - s.k) * n8 * 2, ctx.stream));
     GEMMLAB_CUDA(cudaMemcpy2DAsync(b_pad, n8 * 2, g.b, s.n * 2, s.n * 2, s.k, cudaMemcpyDeviceToDevice, ctx.stream));
-    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group, stream_k);
+    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group, stream_k, tail_mode(p));
   }
 
  private:
@@ -360,9 +365,7 @@ void add_step(Registry& r) {
     i.params = {{"tile_n", "tile columns: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
                 {"cluster", "CTAs per cluster with 256-column tiles (TMA multicast of B when 2)", {1, 2}, 2},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
-                {"stream_k", "1: the tiles of a last, partial wave are shared out by stream-K (slower at 4096^3 on an H100: "
-                 "the tail loses L2 reuse); 0: whole tiles only",
-                 {0, 1}, 0}};
+                {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
     i.constraints =
         "any M, N, K >= 1; when K or N is not a multiple of 8 the operands are first copied into zero-padded "
         "buffers (timed with the kernel)";

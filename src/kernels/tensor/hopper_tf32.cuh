@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int tiles = tiles_m * tiles_n, k_tiles = (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
-  const Schedule sched(tiles, k_tiles, blockIdx.x, gridDim.x, args.sk.tail_units);
+  const Schedule sched(tiles, k_tiles, blockIdx.x, gridDim.x, args.sk.tail_units, args.sk.owner_k);
 
   if (wg == 0) {  // producer warpgroup: one thread issues every copy
     setmaxnreg_dec<40>();
@@ -148,6 +148,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   float d[Cfg::kAccum];
   std::uint32_t frag[4][4];
   int it = 0;
+  int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   sched.for_each<true>([&](int u, int kb, int ke) {
     int tm, tn;
     unit_coords(u, tiles_m, tiles_n, group_m, tm, tn);
@@ -170,7 +171,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
       if (leader) mbar_arrive(&empty[s]);
     }
     // A stream-K item that does not hold k-tile 0 hands its sums to the tile's finisher.
-    if (!settle_item<1>(sched, args.sk, u, kb, ke, d, 0, ci, ctid)) return;
+    if (!settle_item<1>(sched, args.sk, u, kb, ke, d, 0, ci, ctid, pending_flag)) return;
 
     // ---- epilogue: d[4j + 2h + e] = C(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
@@ -205,6 +206,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
       }
     }
   });
+  raise_pending(args.sk, pending_flag, ctid);
   ring.drain();
 }
 

@@ -31,12 +31,12 @@ std::int64_t tile_count(const Shape& s) { return ceil_div(s.m, Cfg::BM) * ceil_d
 // Persistent: one CTA per SM (the shared memory allows one), never more CTAs than tiles.
 unsigned grid_size(const Shape& s, int sms) { return unsigned(std::min<std::int64_t>(tile_count(s), sms)); }
 
-// The stream-K tail (see sm90_schedule.cuh) and its workspace: a slot of partial sums per CTA.
-int tail_tiles(const Shape& s, const Params& p, int sms) {
-  return p.at("stream_k") ? tc::stream_k_tail(tile_count(s), grid_size(s, sms), ceil_div(s.k, Cfg::BK)) : 0;
+// The stream-K tail (see stream_k.hpp) and its workspace: a slot of partial sums per CTA.
+tc::TailPlan tail_plan(const Shape& s, const Params& p, int sms) {
+  return tc::plan_stream_k_tail(tile_count(s), grid_size(s, sms), ceil_div(s.k, Cfg::BK), tc::TailMode(p.at("stream_k")));
 }
 std::size_t stream_k_bytes(const Shape& s, const Params& p, int sms) {
-  return tc::stream_k_workspace(tail_tiles(s, p, sms), grid_size(s, sms), Cfg::BM, Cfg::BN);
+  return tc::stream_k_workspace(tail_plan(s, p, sms).units, grid_size(s, sms), Cfg::BM, Cfg::BN);
 }
 
 class SwappedTf32 final : public KernelBase {
@@ -84,7 +84,8 @@ class SwappedTf32 final : public KernelBase {
     if (const std::size_t bytes = stream_k_bytes(s, p, sms); bytes > 0) {
       if (!ctx.workspace || ctx.workspace_bytes < bytes)
         throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, bytes));
-      args.sk = {static_cast<float*>(ctx.workspace), tc::stream_k_flags(ctx.stream), tail_tiles(s, p, sms)};
+      const tc::TailPlan tail = tail_plan(s, p, sms);
+      args.sk = {static_cast<float*>(ctx.workspace), tc::stream_k_flags(ctx.stream), tail.units, tail.owner_k};
     }
     tc::sm90::hopper_tf32_gemm<<<grid_size(s, sms), Cfg::kThreads, Cfg::kSmemBytes, ctx.stream>>>(maps.a, maps.b,
                                                                                                   maps.c, args);
@@ -123,9 +124,7 @@ void register_tc_hopper_tf32(Registry& r) {
       "used as TF32 by dropping the low 13 mantissa bits (the tensor core reads FP32 words)";
   i.min_cc = 90;
   i.params = {{"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
-              {"stream_k", "1: the tiles of a last, partial wave are shared out by stream-K (slower at 4096^3 on an H100: "
-                 "the tail loses L2 reuse); 0: whole tiles only",
-               {0, 1}, 0}};
+              {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
   r.add(std::make_unique<SwappedTf32>(i));
 }
 

@@ -13,6 +13,7 @@ struct StreamK {
   float* partials = nullptr;   // one slot of BM x BN floats per CTA (laid out per consumer thread)
   unsigned* flags = nullptr;   // one per CTA and consumer warpgroup; all zero between launches
   int tail_units = 0;          // R: units processed by stream-K (0 = purely data-parallel)
+  int owner_k = 0;             // k-tiles of a tail unit its owner multiplies (TailPlan)
 };
 
 // Spin until another CTA has published its slot (acquire at GPU scope), then clear the flag for the
@@ -28,6 +29,12 @@ __device__ __forceinline__ void wait_flag_and_clear(unsigned* flag) {
 __device__ __forceinline__ void raise_flag(unsigned* flag) {
   __threadfence();
   asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
+}
+
+// Raises the flag of a helper's last published slot, if one is pending (see settle_item).
+__device__ __forceinline__ void raise_pending(const StreamK& sk, int& pending, int ctid) {
+  if (pending >= 0 && ctid == 0) raise_flag(&sk.flags[pending]);
+  pending = -1;
 }
 
 // A consumer warpgroup's accumulators <-> its half of a workspace slot: float4 per thread and step,
@@ -50,23 +57,29 @@ __device__ __forceinline__ void add_partial(float (&d)[N], const float* slot, in
 }
 
 // After a consumer warpgroup (index ci of 2, thread ctid) has multiplied k-tiles [kb, ke) of `unit`:
-// publishes a partial item's sums, or adds the sums of the unit's other clusters to a finisher's.
-// Returns whether this warpgroup writes the unit's C. Slots and flags are per CTA (cluster c, rank).
+// a helper publishes its item's sums; an owner adds the sums of its unit's helpers. Returns whether
+// this warpgroup writes the unit's C. Slots and flags are per schedule slot, CTA rank and warpgroup.
+//
+// A helper's flag is raised one item late (`pending`, then raise_pending after the last item): the
+// GPU-scope fence before a flag waits until the slot's stores have reached L2, and raised at once
+// it would hold the whole warpgroup (its wgmmas need every warp) for about a microsecond per item.
+// One item later those stores have drained. Owners lose nothing: a helper's items are short and
+// all of them end before the owners' longer ones.
 template <int CLUSTER, int N>
 __device__ __forceinline__ bool settle_item(const Schedule& s, const StreamK& sk, int unit, int kb, int ke,
-                                            float (&d)[N], unsigned rank, int ci, int ctid) {
+                                            float (&d)[N], unsigned rank, int ci, int ctid, int& pending) {
   if (kb == 0 && ke == s.k_tiles) return true;  // a whole unit
-  auto slot = [&](int c) { return (c * CLUSTER + int(rank)) * 2 + ci; };
+  auto index = [&](int c) { return (s.slot(c, unit) * CLUSTER + int(rank)) * 2 + ci; };
   constexpr std::size_t kSlotFloats = std::size_t(N) * 128;
-  if (kb > 0) {
-    const int me = slot(s.cluster);
-    store_partial(sk.partials + me * kSlotFloats, d, ctid);
-    named_barrier(1 + ci, 128);  // every thread's part is written
-    if (ctid == 0) raise_flag(&sk.flags[me]);
+  if (kb > 0) {  // a helper's item
+    raise_pending(sk, pending, ctid);
+    pending = index(s.cluster);
+    store_partial(sk.partials + pending * kSlotFloats, d, ctid);
+    named_barrier(1 + ci, 128);  // every thread's part is written before thread 0 raises the flag
     return false;
   }
   s.for_each_contributor(unit, [&](int c) {
-    const int other = slot(c);
+    const int other = index(c);
     if (ctid == 0) wait_flag_and_clear(&sk.flags[other]);
     named_barrier(1 + ci, 128);
     add_partial(d, sk.partials + other * kSlotFloats, ctid);

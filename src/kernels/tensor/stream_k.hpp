@@ -2,20 +2,26 @@
 // sm90_schedule.cuh): data-parallel waves, then a stream-K tail.
 //
 // A persistent grid of G clusters walks U units (a unit is the tile, or the cluster's stack of
-// tiles). With whole units only, the last wave holds U mod G units and the other clusters idle: at
-// 4096^3 with 128 x 256 tiles that is 512 tiles on 132 SMs, 3.88 waves run in the time of 4.
-// Stream-K removes the idle part: the first U - R units are processed whole, round-robin as before;
-// the iterations of the last R = U mod G units (R x K-tiles) are cut into G equal contiguous ranges,
-// one per cluster. A range that starts inside a unit begins with a *partial* item: the cluster
-// multiplies those k-tiles, stores its accumulators to a workspace slot of its own and raises a flag.
-// The cluster whose range holds a unit's k-tile 0 is that unit's *finisher*: after its own k-tiles it
-// waits for the flags of the clusters after it that worked on the unit, adds their slots, clears the
-// flags and writes C. Only a range's first item can be partial, so one slot per CTA suffices; every
-// CTA of the grid is resident (persistent), so a finisher's wait always ends.
+// tiles). With whole units only, the last wave holds R = U mod G units and the other clusters idle:
+// at 4096^3 with 128 x 256 tiles that is 512 tiles on 132 SMs, 3.88 waves run in the time of 4.
+// The stream-K tail removes most of that idle time while keeping the tail's clusters in step:
+// - the first U - R units are processed whole, round-robin as before;
+// - tail unit i (of R) belongs to cluster i, its *owner*, which multiplies its k-tiles
+//   [0, owner_k) from k = 0, like a whole unit, and then *finishes* it;
+// - the G - R clusters without a tail unit are *helpers*: the remaining k-tiles [owner_k, K) of
+//   all tail units, unit after unit, are cut into G - R equal contiguous ranges, one per helper.
+//   A helper multiplies each of its items, stores the sums to a workspace slot and raises a flag;
+//   the owner waits for its unit's flags, adds the slots and writes C.
+// All owners stand at the same k at the same time, as in a whole wave, so the tiles of one row or
+// column share each A and B slice in L2. (The first version cut all R x K tail iterations into G
+// contiguous ranges: neighbouring clusters then worked a range length apart in k, and the tail
+// fetched its panels from DRAM again: see docs/kernels/tensor-ladder.md.) Every CTA of the grid is
+// resident (persistent), so an owner's wait always ends.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 
 #include <cuda_runtime.h>
 
@@ -29,14 +35,22 @@ namespace gemmlab::tc {
 
 struct Schedule {
   int k_tiles, cluster, clusters;  // cluster: this CTA's cluster index; clusters: G
-  int dp_units;                           // units processed whole
-  int sk_iters;                           // tail iterations: tail units x k_tiles (< 2^31, see the host)
+  int dp_units;                    // units processed whole
+  int tail_units;                  // R: tail unit i is dp_units + i, owned by cluster i
+  int owner_k;                     // k-tiles [0, owner_k) of a tail unit are its owner's
+  int helper_k;                    // k-tiles [owner_k, K) of every tail unit go to the helpers
+  int helper_iters;                // R x helper_k (< 2^31, see stream_k_tail)
 
-  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units)
-      : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units),
-        sk_iters(tail_units * k_tiles_) {}
+  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units_, int owner_k_)
+      : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units_),
+        tail_units(tail_units_), owner_k(owner_k_), helper_k(k_tiles_ - owner_k_),
+        helper_iters(tail_units_ * (k_tiles_ - owner_k_)) {}
 
-  GEMMLAB_HD int range_begin(int c) const { return int(std::int64_t(sk_iters) * c / clusters); }
+  // Helper h's range of helper iterations is [helper_begin(h), helper_begin(h + 1)); iteration i is
+  // k-tile owner_k + i % helper_k of tail unit i / helper_k.
+  GEMMLAB_HD int helper_begin(int h) const {
+    return int(std::int64_t(helper_iters) * h / (clusters - tail_units));
+  }
 
   // Calls f(unit, k_begin, k_end) for every item of this cluster, in order. STREAM_K = false
   // compiles the tail out (kernels that never have one).
@@ -44,37 +58,89 @@ struct Schedule {
   GEMMLAB_HD void for_each(F&& f) const {
     for (int u = cluster; u < dp_units; u += clusters) f(u, 0, k_tiles);
     if constexpr (STREAM_K) {
-      const int end = range_begin(cluster + 1);
-      for (int it = range_begin(cluster); it < end;) {
-        const int unit = dp_units + it / k_tiles, kb = it % k_tiles, ke = kb + (end - it) < k_tiles ? kb + (end - it) : k_tiles;
-        f(unit, kb, ke);
-        it += ke - kb;
+      if (cluster < tail_units) {
+        f(dp_units + cluster, 0, owner_k);
+      } else if (helper_k > 0) {
+        const int h = cluster - tail_units, end = helper_begin(h + 1);
+        for (int i = helper_begin(h); i < end;) {
+          const int unit = dp_units + i / helper_k, kb = owner_k + i % helper_k;
+          const int ke = kb + (end - i) < k_tiles ? kb + (end - i) : k_tiles;
+          f(unit, kb, ke);
+          i += ke - kb;
+        }
       }
     }
   }
 
-  // The clusters after this one that hold k-tiles of tail unit `unit` (this cluster finishes it):
-  // f(c) for each.
+  // The workspace slot (0 .. G - 2) of helper cluster c's item on tail unit `unit`. Along a helper's
+  // items the unit index grows by one, and the next helper starts on the unit where this one stopped
+  // or later, so helper + tail index is different for every item of the launch.
+  GEMMLAB_HD int slot(int c, int unit) const { return (c - tail_units) + (unit - dp_units); }
+
+  // The helper clusters that hold k-tiles of tail unit `unit` (its owner finishes it): f(c) for each.
   template <class F>
   GEMMLAB_HD void for_each_contributor(int unit, F&& f) const {
-    const int unit_end = (unit - dp_units + 1) * k_tiles;
-    for (int c = cluster + 1; c < clusters && range_begin(c) < unit_end; ++c)
-      if (range_begin(c + 1) > range_begin(c)) f(c);  // (a range may be empty when the tail is short)
+    if (helper_k == 0) return;
+    const int helpers = clusters - tail_units;
+    const int lo = (unit - dp_units) * helper_k, hi = lo + helper_k;
+    // The helper whose range holds iteration lo: start from the proportional guess and step.
+    int h = int(std::int64_t(lo) * helpers / helper_iters);
+    while (h > 0 && helper_begin(h) > lo) --h;
+    while (helper_begin(h + 1) <= lo) ++h;
+    for (; h < helpers && helper_begin(h) < hi; ++h)
+      if (helper_begin(h + 1) > helper_begin(h)) f(tail_units + h);
   }
 };
 
 
-// Units (tiles, or clusters' stacks of tiles) left for the stream-K tail when `units` are walked by
-// `clusters` resident clusters: the units of the last, partial wave; 0 when the waves are whole or
-// there is less than one wave (then every cluster already has at most one unit), or when the tail's
-// k-tile iterations would not fit the kernels' 32-bit counters.
-inline int stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles) {
-  if (units <= clusters || units % clusters == 0) return 0;
-  const std::int64_t tail = units % clusters;
-  return tail * k_tiles < (std::int64_t(1) << 31) ? int(tail) : 0;
+// How a launch splits its last wave: R tail units (0: whole units only) and the k-tiles [0, owner_k)
+// their owners multiply.
+struct TailPlan {
+  int units = 0;
+  int owner_k = 0;
+};
+
+// When a stream-K tail is used (the kernels' `stream_k` parameter).
+enum class TailMode { off = 0, when_faster = 1, always = 2 };
+
+// The kernels' description of their `stream_k` parameter (its values are TailMode's).
+inline constexpr const char* kStreamKParamHelp =
+    "a partial last wave shared out by a stream-K tail: 1 where the cost model predicts a gain (on an H100 "
+    "8192^3 has one, 4096^3 not), 2 whenever the last wave is partial, 0 never (whole tiles only)";
+
+// Cost model of the tail, in k-tile times; measured on the H100 (docs/kernels/tensor-ladder.md,
+// "The stream-K tail"). A helper publishing one item (128 x 256 FP32 sums: 128 KB per CTA through
+// the SM's path to L2, about 2 us) costs about 3 k-tiles of compute; an owner waiting for and adding
+// one helper's sums about 2.
+inline constexpr int kPublishCost = 3, kAddCost = 2;
+
+// The tail of `units` walked by `clusters` resident clusters of k_tiles each. The owners' share
+// owner_k is the one with the shortest modelled tail: the longer of an owner's path (owner_k k-tiles,
+// then adding each helper's sums) and a helper's (its share of the remaining k-tiles, plus publishing
+// each item). when_faster keeps the tail only where that beats a whole last wave (K k-tiles) by a
+// quarter: at 8192^3 in BF16 (34 tail units, 32 helpers) it does, at 4096^3 (58 tail units, 8
+// helpers, so 8 items each) it does not. No tail when the waves are whole, when there is less than
+// one wave (every cluster already has at most one unit), or when the tail's k-tile iterations would
+// not fit the kernels' 32-bit counters.
+inline TailPlan plan_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles, TailMode mode) {
+  if (mode == TailMode::off || k_tiles < 2 || units <= clusters || units % clusters == 0) return {};
+  const std::int64_t tail = units % clusters, helpers = clusters - tail;
+  if (tail * k_tiles >= (std::int64_t(1) << 31)) return {};
+  std::int64_t best_time = 0, best_k = 0;
+  for (std::int64_t kc = 1; kc < k_tiles; ++kc) {
+    const std::int64_t hk = k_tiles - kc, total = tail * hk;
+    const std::int64_t per_helper = (total + helpers - 1) / helpers, even = total / helpers;
+    const std::int64_t items = std::min(tail, (per_helper + hk - 1) / hk + 1);  // units a helper's range meets
+    const std::int64_t contributors = std::min(helpers, even > 0 ? (hk + even - 1) / even + 1 : hk);
+    const std::int64_t time = std::max(kc + kAddCost * contributors, per_helper + kPublishCost * items);
+    if (best_k == 0 || time < best_time) best_time = time, best_k = kc;
+  }
+  if (mode == TailMode::when_faster && 4 * best_time > 3 * k_tiles) return {};
+  return {int(tail), int(best_k)};
 }
 
-// Workspace for the partial sums: a slot of bm x bn FP32 per CTA of the grid, when there is a tail.
+// Workspace for the partial sums: a slot of bm x bn FP32 per CTA of the grid, when there is a tail
+// (Schedule::slot numbers fewer than G slots per cluster).
 inline std::size_t stream_k_workspace(int tail_units, std::int64_t grid_ctas, int bm, int bn) {
   return tail_units > 0 ? std::size_t(grid_ctas) * bm * bn * sizeof(float) : 0;
 }
