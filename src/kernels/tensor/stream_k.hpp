@@ -19,9 +19,9 @@
 // resident (persistent), so an owner's wait always ends.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 
 #include <cuda_runtime.h>
 
@@ -39,7 +39,7 @@ struct Schedule {
   int tail_units;                  // R: tail unit i is dp_units + i, owned by cluster i
   int owner_k;                     // k-tiles [0, owner_k) of a tail unit are its owner's
   int helper_k;                    // k-tiles [owner_k, K) of every tail unit go to the helpers
-  int helper_iters;                // R x helper_k (< 2^31, see stream_k_tail)
+  int helper_iters;                // R x helper_k (< 2^31, see plan_stream_k_tail)
 
   GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units_, int owner_k_)
       : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units_),
