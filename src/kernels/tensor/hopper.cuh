@@ -55,15 +55,14 @@ struct HopperConfig {
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 KB
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
-  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
   // The TMA epilogue stores a warpgroup's 64 x BN tile as EPI_BOXES boxes of 64 rows x 128 bytes
   // (BOX_COLS elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
   static constexpr int EPI_BOXES = BN / BOX_COLS;
   using Ring = StoreRing<2, 1, EPI_BOXES>;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
-  static constexpr int BAR_BYTES = 2 * STAGES * 8;
-  static constexpr std::size_t kSmemBytes = 1024 /*alignment slack*/ + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
+  static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
@@ -114,12 +113,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using OutT = typename Cfg::Out;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = align1024(smem_raw);
-  unsigned char* a_tiles = smem;
-  unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
-  unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
-  auto* full = reinterpret_cast<std::uint64_t*>(epi + Cfg::EPI_BYTES);
-  std::uint64_t* empty = full + S;
+  const PipelineSmem<Cfg> sm(smem_raw);
+  unsigned char* const a_tiles = sm.a_tiles;
+  unsigned char* const b_tiles = sm.b_tiles;
+  unsigned char* const epi = sm.epi;
+  std::uint64_t* const full = sm.full;
+  std::uint64_t* const empty = sm.empty;
 
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;

@@ -49,8 +49,7 @@ struct Tf32Config {
   static constexpr int EPI_PASSES = BM / 64;
   using Ring = StoreRing<2, 2, EPI_PASSES>;
   static constexpr int EPI_BYTES = kConsumers * Ring::kBytes;
-  static constexpr int BAR_BYTES = 2 * STAGES * 8;
-  static constexpr std::size_t kSmemBytes = 1024 + std::size_t(STAGES) * STAGE_BYTES + EPI_BYTES + BAR_BYTES;
+  static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
 };
 
 struct Tf32Args {
@@ -83,12 +82,12 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   using Cfg = Tf32Config;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  unsigned char* smem = align1024(smem_raw);
-  unsigned char* a_tiles = smem;
-  unsigned char* b_tiles = a_tiles + S * Cfg::A_BYTES;
-  unsigned char* epi = b_tiles + S * Cfg::B_BYTES;
-  auto* full = reinterpret_cast<std::uint64_t*>(epi + Cfg::EPI_BYTES);
-  std::uint64_t* empty = full + S;
+  const PipelineSmem<Cfg> sm(smem_raw);
+  unsigned char* const a_tiles = sm.a_tiles;
+  unsigned char* const b_tiles = sm.b_tiles;
+  unsigned char* const epi = sm.epi;
+  std::uint64_t* const full = sm.full;
+  std::uint64_t* const empty = sm.empty;
 
   const int wg = threadIdx.x / 128;
   if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers);

@@ -3,6 +3,7 @@
 // grouped tile order of the persistent schedules. Each wrapper is one or two PTX instructions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda.h>
@@ -86,6 +87,27 @@ __device__ __forceinline__ void tma_store_wait_all() { asm volatile("cp.async.bu
 __device__ __forceinline__ unsigned char* align1024(unsigned char* p) {
   return reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(p) + 1023) & ~std::uintptr_t(1023));
 }
+
+// Shared memory of the pipelined sm_90a kernels, from the first 1024-byte boundary: `stages` A
+// tiles, `stages` B tiles, the epilogue's store boxes, then a full and an empty barrier per stage.
+// pipeline_smem_bytes sizes it (with the alignment slack); PipelineSmem carves it up.
+constexpr std::size_t pipeline_smem_bytes(int stages, int a_bytes, int b_bytes, int epi_bytes) {
+  return 1024 + std::size_t(stages) * (a_bytes + b_bytes) + epi_bytes + 2 * std::size_t(stages) * 8;
+}
+template <class Cfg>
+struct PipelineSmem {
+  unsigned char* a_tiles;  // stage s at a_tiles + s * A_BYTES
+  unsigned char* b_tiles;  // stage s at b_tiles + s * B_BYTES
+  unsigned char* epi;      // EPI_BYTES of store boxes
+  std::uint64_t* full;     // STAGES barriers: the stage's TMA bytes have landed
+  std::uint64_t* empty;    // STAGES barriers: every consumer is done with the stage
+  __device__ explicit PipelineSmem(unsigned char* raw)
+      : a_tiles(align1024(raw)),
+        b_tiles(a_tiles + Cfg::STAGES * Cfg::A_BYTES),
+        epi(b_tiles + Cfg::STAGES * Cfg::B_BYTES),
+        full(reinterpret_cast<std::uint64_t*>(epi + Cfg::EPI_BYTES)),
+        empty(full + Cfg::STAGES) {}
+};
 
 // Thread 0 sets up a pipeline of `stages` slots: "full" completes on the producer's expect_tx
 // arrival (plus the TMA bytes), "empty" on `consumers` arrivals. The caller synchronises the CTA
