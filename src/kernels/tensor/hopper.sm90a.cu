@@ -14,6 +14,7 @@
 #include "kernels/registry.hpp"
 #include "kernels/tensor/hopper.cuh"
 #include "kernels/tensor/mma_sync.hpp"
+#include "kernels/tensor/sm90_launch.hpp"
 #include "kernels/tensor/stream_k.hpp"
 #include "kernels/tensor/tma.hpp"
 
@@ -28,33 +29,16 @@ bool tma_path(const GemmArgs& g) {
   return g.shape.k % 8 == 0 && g.shape.n % 8 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
 }
 
-// How many clusters of this configuration can be resident at once. A persistent grid must not be
-// larger: clusters that do not fit wait for a whole wave to finish and double the run time (two
-// CTAs of a cluster must sit in one GPC, and the H100's GPCs do not all hold an even number of SMs,
-// so this is fewer than SMs / 2).
+// How many clusters of this configuration can be resident at once (see tc::resident_clusters).
 template <class Cfg>
 int resident_clusters(int sms) {
   static const int n = [sms] {
-    if (Cfg::kCluster == 1) return sms;  // 1 CTA per SM (shared memory)
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(unsigned(sms / Cfg::kCluster * Cfg::kCluster));
-    cfg.blockDim = dim3(Cfg::kThreads);
-    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    int clusters = 0;
-    auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)) != cudaSuccess ||
-        cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg) != cudaSuccess || clusters <= 0) {
+    const void* kernel = reinterpret_cast<const void*>(&tc::sm90::hopper_gemm<Cfg>);
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)) != cudaSuccess) {
       (void)cudaGetLastError();
       return sms / Cfg::kCluster;
     }
-    return clusters;
+    return tc::resident_clusters(kernel, Cfg::kThreads, Cfg::kSmemBytes, Cfg::kCluster, sms);
   }();
   return n;
 }
@@ -133,21 +117,9 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   }
   const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
                         pairs ? 1 : 0, sk};
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(grid_size<Cfg>(o.shape, sms));
-  cfg.blockDim = dim3(Cfg::kThreads);
-  cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-  cfg.stream = ctx.stream;
-  cudaLaunchAttribute attr[1];
-  if (Cfg::kCluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = Cfg::kCluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-  }
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, maps.c, args));
+  const tc::ClusterLaunch launch(dim3(grid_size<Cfg>(o.shape, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
+                                 Cfg::kCluster);
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&launch.cfg, kernel, maps.a, maps.b, maps.c, args));
 }
 
 // One ladder step in one precision. CfgF32 writes FP32 C; CfgSame (or void) the operand type.

@@ -15,7 +15,9 @@
 // thread). A producer warpgroup issues the TMA copies (A: one 256 x 32 box; B: four 32 x 32 boxes, all
 // 128-byte swizzled) into a 4-stage mbarrier pipeline; the grid is persistent and walks the tiles in
 // grouped order for L2 reuse; C leaves through shared memory and TMA stores. The pipeline is that of
-// hopper.cuh (steps 4 to 7); what differs is the operand path and the transposed epilogue.
+// hopper.cuh (steps 4 to 7); what differs is the operand path and the transposed epilogue. With
+// clusters of 2 (CLUSTER), the two CTAs hold neighbouring tiles in n and share their A tile: each
+// loads 128 of its 256 rows and multicasts them to both, halving A's traffic from L2.
 //
 // Register fragments of B^T. Per k8 step a thread holds a[0..3] = B^T(row r, k), with rows r = g and
 // g + 8 (g = lane / 4) of its warp's 16 and k = t, t + 4 (t = lane % 4). Which column n of C a
@@ -76,6 +78,9 @@ __device__ __forceinline__ std::uint32_t lds32(const void* p) {
   return v;
 }
 
+// CLUSTER = 2: the two CTAs of a cluster hold neighbouring tiles in n with the same rows m, so
+// they share the A tile: each loads half of its rows and multicasts them to both.
+template <int CLUSTER>
 __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
     hopper_tf32_gemm(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                      const __grid_constant__ CUtensorMap tm_c, const Tf32Args args) {
@@ -89,33 +94,46 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   std::uint64_t* const full = sm.full;
   std::uint64_t* const empty = sm.empty;
 
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   const int wg = threadIdx.x / 128;
-  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers);
-  __syncthreads();
+  const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
+  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers * CLUSTER);  // every consumer of the cluster
+  if constexpr (CLUSTER > 1) cluster_sync(); else __syncthreads();
 
+  // A unit is CLUSTER tiles side by side in n, one per CTA of a cluster.
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
-  const int tiles = tiles_m * tiles_n, k_tiles = (args.K + BK - 1) / BK;
+  const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
+  const int units = tiles_m * units_n, k_tiles = (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
-  const Schedule sched(tiles, k_tiles, blockIdx.x, gridDim.x, args.sk.tail_units, args.sk.owner_k);
+  const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k);
 
   if (wg == 0) {  // producer warpgroup: one thread issues every copy
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int it = 0;
       sched.for_each<true>([&](int u, int kb, int ke) {
-        int tm, tn;
-        unit_coords(u, tiles_m, tiles_n, group_m, tm, tn);
+        int tm, un;
+        unit_coords(u, tiles_m, units_n, group_m, tm, un);
+        const int tn = un * CLUSTER + int(rank);
         for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % S;
           mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
           mbar_expect_tx(&full[s], Cfg::STAGE_BYTES);
-          tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
+          if constexpr (CLUSTER == 1) {
+            tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
+          } else {  // this CTA's half of the shared A tile's rows, for both
+            constexpr int rows = BM / CLUSTER;
+            tma_load_multicast(a_tiles + s * Cfg::A_BYTES + int(rank) * rows * 128, &tm_a, &full[s], kt * BK,
+                               tm * BM + int(rank) * rows, 0x3);
+          }
           unsigned char* b = b_tiles + s * Cfg::B_BYTES;
           for (int j = 0; j < BN / Cfg::B_BOX_COLS; ++j)
             tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + j * Cfg::B_BOX_COLS, kt * BK);
         }
       });
     }
+    __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
+    if constexpr (CLUSTER > 1) cluster_sync();  // peers may still arrive on our barriers
     return;
   }
   setmaxnreg_inc<232>();
@@ -148,9 +166,17 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   std::uint32_t frag[4][4];
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
+  auto release = [&](int s) {
+    if constexpr (CLUSTER == 1) {
+      if (leader) mbar_arrive(&empty[s]);
+    } else {
+      if (ctid < CLUSTER) mbar_arrive_cluster(&empty[s], unsigned(ctid));  // lane r: CTA r's barrier
+    }
+  };
   sched.for_each<true>([&](int u, int kb, int ke) {
-    int tm, tn;
-    unit_coords(u, tiles_m, tiles_n, group_m, tm, tn);
+    int tm, un;
+    unit_coords(u, tiles_m, units_n, group_m, tm, un);
+    const int tn = un * CLUSTER + int(rank);
     // Per k-tile: wait for the stage, load the B^T fragments, issue 4 wgmmas and wait for them.
     // Waiting for the batch (not keeping one in flight as the 16-bit kernels do) is what lets the
     // next batch's fragments be loaded into the same registers: ptxas serialises every wgmma of the
@@ -167,10 +193,11 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
         wgmma_m64n256k8_tf32_rs(d, frag[kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<0>();
-      if (leader) mbar_arrive(&empty[s]);
+      release(s);
     }
     // A stream-K item that does not hold k-tile 0 hands its sums to the tile's finisher.
-    if (!settle_item<1>(sched, args.sk, u, kb, ke, d, 0, ci, ctid, pending_flag)) return;
+    if (!settle_item<CLUSTER>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
+    if (tn >= tiles_n) return;  // the cluster's spare CTA (odd number of tile columns)
 
     // ---- epilogue: d[4j + 2h + e] = C(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
@@ -207,6 +234,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   });
   raise_pending(args.sk, pending_flag, ctid);
   ring.drain();
+  if constexpr (CLUSTER > 1) cluster_sync();
 }
 
 }  // namespace gemmlab::tc::sm90
