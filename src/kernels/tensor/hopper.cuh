@@ -122,8 +122,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;
-  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers * Cfg::kCluster);  // every consumer of the cluster
-  if constexpr (Cfg::kCluster > 1) cluster_sync(); else __syncthreads();
+  init_pipeline<Cfg::kCluster>(full, empty, S, Cfg::kConsumers);
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int units_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster, units_n = tiles_n;
@@ -174,14 +173,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*64 .. ci*64+63
   const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32;
   const bool leader = ctid == 0;
-  auto release = [&](int s) {
-    if constexpr (Cfg::kCluster == 1) {
-      if (leader) mbar_arrive(&empty[s]);
-    } else {
-      // Lane r arrives in CTA r: one instruction for the warp, not a loop in one thread.
-      if (ctid < Cfg::kCluster) mbar_arrive_cluster(&empty[s], unsigned(ctid));
-    }
-  };
+  auto release = [&](int s) { release_stage<Cfg::kCluster>(&empty[s], ctid); };
 
   // Two adjacent outputs into a store box (p: their byte in the swizzled box).
   auto put_pair = [](unsigned char* p, float v0, float v1) {

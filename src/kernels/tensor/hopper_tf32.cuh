@@ -97,8 +97,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   const int wg = threadIdx.x / 128;
   const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
-  if (threadIdx.x == 0) init_pipeline(full, empty, S, Cfg::kConsumers * CLUSTER);  // every consumer of the cluster
-  if constexpr (CLUSTER > 1) cluster_sync(); else __syncthreads();
+  init_pipeline<CLUSTER>(full, empty, S, Cfg::kConsumers);
 
   // A unit is CLUSTER tiles side by side in n, one per CTA of a cluster.
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
@@ -166,13 +165,6 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   std::uint32_t frag[4][4];
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
-  auto release = [&](int s) {
-    if constexpr (CLUSTER == 1) {
-      if (leader) mbar_arrive(&empty[s]);
-    } else {
-      if (ctid < CLUSTER) mbar_arrive_cluster(&empty[s], unsigned(ctid));  // lane r: CTA r's barrier
-    }
-  };
   sched.for_each<true>([&](int u, int kb, int ke) {
     int tm, un;
     unit_coords(u, tiles_m, units_n, group_m, tm, un);
@@ -193,7 +185,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
         wgmma_m64n256k8_tf32_rs(d, frag[kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<0>();
-      release(s);
+      release_stage<CLUSTER>(&empty[s], ctid);
     }
     // A stream-K item that does not hold k-tile 0 hands its sums to the tile's finisher.
     if (!settle_item<CLUSTER>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;

@@ -109,15 +109,32 @@ struct PipelineSmem {
         empty(full + Cfg::STAGES) {}
 };
 
-// Thread 0 sets up a pipeline of `stages` slots: "full" completes on the producer's expect_tx
-// arrival (plus the TMA bytes), "empty" on `consumers` arrivals. The caller synchronises the CTA
-// (or cluster) afterwards.
+// Sets up a pipeline of `stages` slots (thread 0), then synchronises the CTA, or the whole cluster,
+// whose CTAs multicast into each other's stages and release them. "full" completes on the
+// producer's expect_tx arrival (plus the TMA bytes); "empty" once each of the `consumers` consumer
+// warpgroups of every CTA of the cluster has released the stage (release_stage).
+template <int CLUSTER>
 __device__ __forceinline__ void init_pipeline(std::uint64_t* full, std::uint64_t* empty, int stages, unsigned consumers) {
-  for (int s = 0; s < stages; ++s) {
-    mbar_init(&full[s], 1);
-    mbar_init(&empty[s], consumers);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < stages; ++s) {
+      mbar_init(&full[s], 1);
+      mbar_init(&empty[s], consumers * CLUSTER);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  if constexpr (CLUSTER > 1) cluster_sync(); else __syncthreads();
+}
+
+// A consumer warpgroup (thread ctid of 128) is done with a stage: it arrives on the stage's `empty`
+// barrier in every CTA of the cluster, since each of their producers refills it. Lane r arrives in
+// CTA r: one instruction for the warp, not a loop in one thread.
+template <int CLUSTER>
+__device__ __forceinline__ void release_stage(std::uint64_t* empty, int ctid) {
+  if constexpr (CLUSTER == 1) {
+    if (ctid == 0) mbar_arrive(empty);
+  } else {
+    if (ctid < CLUSTER) mbar_arrive_cluster(empty, unsigned(ctid));
+  }
 }
 
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
