@@ -175,13 +175,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const bool leader = ctid == 0;
   auto release = [&](int s) { release_stage<Cfg::kCluster>(&empty[s], ctid); };
 
-  // Two adjacent outputs into a store box (p: their byte in the swizzled box).
-  auto put_pair = [](unsigned char* p, float v0, float v1) {
+  // Two adjacent outputs into a store box (addr: their shared-memory address in the swizzled box).
+  auto put_pair = [](std::uint32_t addr, float v0, float v1) {
     if constexpr (sizeof(OutT) == 4) {
-      *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
+      st_shared(addr, v0, v1);
     } else {
       OutT pair[2] = {from_float<OutT>(v0), from_float<OutT>(v1)};
-      *reinterpret_cast<unsigned*>(p) = *reinterpret_cast<const unsigned*>(pair);
+      st_shared(addr, *reinterpret_cast<const std::uint32_t*>(pair));
     }
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
@@ -243,15 +243,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (tm >= tiles_m) return;  // the cluster's spare CTA (odd number of tile rows)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
       constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8;  // accumulator column groups j (8 columns each)
+      // This lane's pair of column group q sits at pair_off[q] in every box (row r; row r + 8 is 1 KB
+      // further, with the same swizzle). Offsets computed once, not per store, keep the epilogue's
+      // instruction count down: it runs while the tensor cores wait.
+      std::uint32_t pair_off[kGroupsPerBox];
       const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
+#pragma unroll
+      for (int q = 0; q < kGroupsPerBox; ++q) pair_off[q] = swizzle128(r, q * 8 * int(sizeof(OutT)) + lane_byte);
 #pragma unroll
       for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {  // columns bx * BOX_COLS .. + BOX_COLS - 1
         unsigned char* box = ring.begin_pass(bx);
+        const std::uint32_t box_addr = dev::smem_addr(box);
 #pragma unroll
         for (int q = 0; q < kGroupsPerBox; ++q) {
-          const int j = bx * kGroupsPerBox + q, byte = q * 8 * int(sizeof(OutT)) + lane_byte;
-          put_pair(box + swizzle128(r, byte), args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
-          put_pair(box + swizzle128(r + 8, byte), args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
+          const int j = bx * kGroupsPerBox + q;
+          put_pair(box_addr + pair_off[q], args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
+          put_pair(box_addr + pair_off[q] + 8 * 128, args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
         }
         ring.end_pass(box, [&](unsigned char* p, int) { tma_store(&tm_c, p, col0 + bx * Cfg::BOX_COLS, row0); });
       }

@@ -137,6 +137,18 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int ctid) {
   }
 }
 
+// Stores by 32-bit shared-memory address (st.shared). A store through a generic pointer into shared
+// memory compiles to a generic ST with 64-bit address arithmetic.
+__device__ __forceinline__ void st_shared(std::uint32_t addr, float v) {
+  asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
+__device__ __forceinline__ void st_shared(std::uint32_t addr, float v0, float v1) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(v0), "f"(v1) : "memory");
+}
+__device__ __forceinline__ void st_shared(std::uint32_t addr, std::uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
