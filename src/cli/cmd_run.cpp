@@ -25,7 +25,7 @@ struct RunOptions {
   std::string init = "uniform", output = "f32", a_npy, b_npy, save_c, csv, json, peaks;
   std::uint64_t seed = 1;
   float alpha = 1.0f, beta = 0.0f;
-  bool no_verify = false, no_cublas = false, roofline = false;
+  bool no_verify = false, no_cublas = false, roofline = false, interleave = false;
 };
 
 void run(const RunOptions& o) {
@@ -56,6 +56,7 @@ void run(const RunOptions& o) {
   spec.alpha = o.alpha;
   spec.beta = o.beta;
   spec.timing = o.timing.resolve();
+  spec.timing.interleave = o.interleave;
   spec.save_c = o.save_c;
   spec.verify = !o.no_verify;
   spec.compare_cublas = !o.no_cublas;
@@ -100,6 +101,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--beta", o.beta, "C = alpha*A*B + beta*C");
   cmd->add_flag("--no-verify", o.no_verify, "skip the float64 check (timing only)");
   cmd->add_flag("--no-cublas", o.no_cublas, "do not run cuBLAS beside the kernel");
+  cmd->add_flag("--interleave", o.interleave,
+                "time the kernel and cuBLAS alternately, run by run (default: all of the kernel's runs, then cuBLAS's)");
   cmd->add_option("--csv", o.csv, "write the result as CSV");
   cmd->add_option("--json", o.json, "write the result and its context as JSON");
   cmd->add_flag("--roofline", o.roofline, "show arithmetic intensity and the share of the roof reached");

@@ -31,9 +31,10 @@ std::string check_cell(const KernelRun& k) {
 
 std::string run_banner(const std::string& device, const RunResult& r) {
   const TimingPlan& t = r.spec.timing;
-  return fmt::format("{} | {} {} | {} L2 | {} warm-up + {} timed runs, median reported", device,
+  return fmt::format("{} | {} {} | {} L2 | {} warm-up + {} timed runs{}, median reported", device,
                      precision_name(r.precision), to_string(r.spec.shape), t.flush_l2 ? "cold" : "hot", t.warmup,
-                     r.kernel.timing ? r.kernel.timing->iters : 0);
+                     r.kernel.timing ? r.kernel.timing->iters : 0,
+                     t.interleave && r.cublas ? ", alternating with cuBLAS" : "");
 }
 
 void print_run(const RunResult& r) {

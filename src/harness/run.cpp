@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -189,35 +190,44 @@ RunResult run_gemm(Lab& lab, const Kernel& kernel, const RunSpec& spec_in) {
     ref = compute_reference(lab.cublas(), s, shape, spec.alpha, a.data(), b.data(), op, spec.beta,
                             c0.data(), spec.output);
 
-  auto measure = [&](const Kernel& k, const Params& p, DeviceMatrix& c) {
+  // A contender (the kernel, or its cuBLAS baseline) owns its C and workspace. It is run and
+  // verified once, timed (alone, or alternately with the other), and verified again: runs after
+  // the first must compute the same C, so a race or a stale read shows up there.
+  struct Contender {
     KernelRun kr;
-    kr.id = k.info().id;
-    kr.params = p;
-    DeviceBuffer workspace(k.workspace_bytes(shape, p));
-    const ExecContext ctx = lab.context(workspace.get(), workspace.bytes());
-    const GemmArgs args{shape, a.data(), b.data(), c.data(), spec.output, spec.alpha, spec.beta};
-    auto prepare = [&] {
-      if (spec.beta != 0.0f)
-        GEMMLAB_CUDA(cudaMemcpyAsync(c.data(), c0.data(), c.bytes(), cudaMemcpyDeviceToDevice, s));
-      else
-        fill_nan(c.data(), c.dtype, c.elements(), s);  // poison: unwritten elements fail
-    };
-    auto run = [&] { k.launch(args, p, ctx); };
-    prepare();
-    run();
-    GEMMLAB_CUDA(cudaStreamSynchronize(s));
-    if (ref) kr.first = verify_output(lab, c, *ref, info.precision);
-    if (spec.timing.iters > 0) {
-      kr.timing = time_runs(lab, spec.timing, run, spec.beta != 0.0f ? std::function<void()>(prepare) : nullptr);
-      // Runs after the first must compute the same C: a race or a stale read shows up here.
-      if (ref) kr.last = verify_output(lab, c, *ref, info.precision);
-    }
-    return kr;
+    DeviceMatrix c;
+    DeviceBuffer workspace;
+    std::function<void()> run, prepare;
   };
-
-  DeviceMatrix c(shape.m, shape.n, spec.output);
-  r.kernel = measure(kernel, params, c);
-  if (!spec.save_c.empty()) {
+  auto start = [&](const Kernel& k, const Params& p) {
+    auto x = std::make_unique<Contender>();
+    x->kr.id = k.info().id;
+    x->kr.params = p;
+    x->c = DeviceMatrix(shape.m, shape.n, spec.output);
+    x->workspace = DeviceBuffer(k.workspace_bytes(shape, p));
+    const ExecContext ctx = lab.context(x->workspace.get(), x->workspace.bytes());
+    const GemmArgs args{shape, a.data(), b.data(), x->c.data(), spec.output, spec.alpha, spec.beta};
+    Contender* self = x.get();
+    x->run = [&k, p, ctx, args] { k.launch(args, p, ctx); };
+    auto prepare = [&, self] {
+      if (spec.beta != 0.0f)
+        GEMMLAB_CUDA(cudaMemcpyAsync(self->c.data(), c0.data(), self->c.bytes(), cudaMemcpyDeviceToDevice, s));
+      else
+        fill_nan(self->c.data(), self->c.dtype, self->c.elements(), s);  // poison: unwritten elements fail
+    };
+    if (spec.beta != 0.0f) x->prepare = prepare;  // timed runs restore C; with beta == 0 they need not
+    prepare();
+    x->run();
+    GEMMLAB_CUDA(cudaStreamSynchronize(s));
+    if (ref) x->kr.first = verify_output(lab, x->c, *ref, info.precision);
+    return x;
+  };
+  auto finish = [&](Contender& x, Timing t) {
+    x.kr.timing = std::move(t);
+    if (ref) x.kr.last = verify_output(lab, x.c, *ref, info.precision);
+  };
+  auto save = [&](const DeviceMatrix& c) {
+    if (spec.save_c.empty()) return;
     HostMatrix h;
     h.rows = shape.m;
     h.cols = shape.n;
@@ -225,10 +235,31 @@ RunResult run_gemm(Lab& lab, const Kernel& kernel, const RunSpec& spec_in) {
     h.bytes.resize(c.bytes());
     GEMMLAB_CUDA(cudaMemcpy(h.bytes.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost));
     write_npy(spec.save_c, h);
+  };
+  const bool timed = spec.timing.iters > 0;
+
+  if (baseline && timed && spec.timing.interleave) {
+    // Both set up first, then timed run by run in turn.
+    const auto k = start(kernel, params);
+    const auto cb = start(*baseline, {});
+    auto t = time_interleaved(lab, spec.timing, {k->run, cb->run}, {k->prepare, cb->prepare});
+    finish(*k, std::move(t[0]));
+    finish(*cb, std::move(t[1]));
+    save(k->c);
+    r.kernel = k->kr;
+    r.cublas = cb->kr;
+    return r;
+  }
+  {
+    const auto k = start(kernel, params);
+    if (timed) finish(*k, time_runs(lab, spec.timing, k->run, k->prepare));
+    save(k->c);
+    r.kernel = k->kr;
   }
   if (baseline) {
-    DeviceMatrix cb(shape.m, shape.n, spec.output);
-    r.cublas = measure(*baseline, {}, cb);
+    const auto cb = start(*baseline, {});
+    if (timed) finish(*cb, time_runs(lab, spec.timing, cb->run, cb->prepare));
+    r.cublas = cb->kr;
   }
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -35,41 +36,61 @@ double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
 
 Timing time_runs(Lab& lab, const TimingPlan& plan, const std::function<void()>& run,
                  const std::function<void()>& prepare) {
+  return time_interleaved(lab, plan, {run}, {prepare}).front();
+}
+
+std::vector<Timing> time_interleaved(Lab& lab, const TimingPlan& plan, const std::vector<std::function<void()>>& runs,
+                                     const std::vector<std::function<void()>>& prepares) {
   const cudaStream_t s = lab.stream();
-  // Warm-up, each run timed too: the fastest one predicts how long a timed run takes.
+  const std::size_t n = runs.size();
+  if (n == 0 || prepares.size() != n) throw Error("time_interleaved needs one prepare (or none) per run");
+  auto once = [&](std::size_t j, cudaEvent_t start, cudaEvent_t stop, bool flush) {
+    if (prepares[j]) prepares[j]();
+    if (flush) lab.flush_l2();
+    GEMMLAB_CUDA(cudaEventRecord(start, s));
+    runs[j]();
+    GEMMLAB_CUDA(cudaEventRecord(stop, s));
+  };
+  // Warm-up rounds, each run timed too: the fastest round predicts how long a timed round takes.
   double estimate_ms = 0;
   if (plan.warmup > 0) {
-    Events w(2 * std::size_t(plan.warmup));
-    for (int i = 0; i < plan.warmup; ++i) {
-      if (prepare) prepare();
-      GEMMLAB_CUDA(cudaEventRecord(w[2 * i], s));
-      run();
-      GEMMLAB_CUDA(cudaEventRecord(w[2 * i + 1], s));
-    }
+    const std::size_t w_runs = n * std::size_t(plan.warmup);
+    Events w(2 * w_runs);
+    for (std::size_t i = 0; i < w_runs; ++i) once(i % n, w[2 * i], w[2 * i + 1], false);
     GEMMLAB_CUDA(cudaStreamSynchronize(s));
-    estimate_ms = elapsed_ms(w[0], w[1]);
-    for (int i = 1; i < plan.warmup; ++i) estimate_ms = std::min(estimate_ms, elapsed_ms(w[2 * i], w[2 * i + 1]));
+    for (std::size_t j = 0; j < n; ++j) {
+      double best = std::numeric_limits<double>::infinity();
+      for (int r = 0; r < plan.warmup; ++r) {
+        const std::size_t i = std::size_t(r) * n + j;
+        best = std::min(best, elapsed_ms(w[2 * i], w[2 * i + 1]));
+      }
+      estimate_ms += best;
+    }
   }
-  Timing t;
-  t.iters = plan.iters;
+  int iters = plan.iters;
+  bool capped = false;
   if (estimate_ms > 0 && estimate_ms * plan.iters > plan.max_seconds * 1e3) {
-    t.iters = std::max(std::min(plan.iters, 3), int(plan.max_seconds * 1e3 / estimate_ms));
-    t.capped = t.iters < plan.iters;
+    iters = std::max(std::min(plan.iters, 3), int(plan.max_seconds * 1e3 / estimate_ms));
+    capped = iters < plan.iters;
   }
-  if (t.iters <= 0) throw Error("the number of timed runs must be at least 1");
-  Events ev(2 * std::size_t(t.iters));
-  for (int i = 0; i < t.iters; ++i) {
-    if (prepare) prepare();
-    if (plan.flush_l2) lab.flush_l2();
-    GEMMLAB_CUDA(cudaEventRecord(ev[2 * i], s));
-    run();
-    GEMMLAB_CUDA(cudaEventRecord(ev[2 * i + 1], s));
-  }
+  if (iters <= 0) throw Error("the number of timed runs must be at least 1");
+  const std::size_t total = n * std::size_t(iters);
+  Events ev(2 * total);
+  for (std::size_t i = 0; i < total; ++i) once(i % n, ev[2 * i], ev[2 * i + 1], plan.flush_l2);
   GEMMLAB_CUDA(cudaStreamSynchronize(s));
-  t.samples.reserve(std::size_t(t.iters));
-  for (int i = 0; i < t.iters; ++i) t.samples.push_back(elapsed_ms(ev[2 * i], ev[2 * i + 1]));
-  t.ms = summarize(t.samples);
-  return t;
+  std::vector<Timing> out(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    Timing& t = out[j];
+    t.iters = iters;
+    t.capped = capped;
+    t.samples.reserve(std::size_t(iters));
+    for (int r = 0; r < iters; ++r) {
+      const std::size_t i = std::size_t(r) * n + j;
+      t.samples.push_back(elapsed_ms(ev[2 * i], ev[2 * i + 1]));
+    }
+    t.ms = summarize(t.samples);
+  }
+  return out;
 }
 
 }  // namespace gemmlab

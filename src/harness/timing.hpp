@@ -14,6 +14,9 @@ struct TimingPlan {
   int iters = 100;          // timed runs wanted
   double max_seconds = 5;   // ... but no more timed time than this: fewer runs (at least 3) for slow kernels
   bool flush_l2 = false;    // cold L2: flush before every timed run (outside the events)
+  // Time a kernel and its cuBLAS baseline alternately, run by run, instead of one after the other,
+  // so that both medians come from the same stretch of clocks, power and temperature.
+  bool interleave = false;
 };
 
 struct Timing {
@@ -26,5 +29,11 @@ struct Timing {
 // `prepare` runs before every run outside the events (e.g. restoring C when beta != 0).
 Timing time_runs(Lab& lab, const TimingPlan& plan, const std::function<void()>& run,
                  const std::function<void()>& prepare = {});
+
+// Several runs timed alternately: warm-up rounds, then `iters` rounds of run 0, run 1, ..., each
+// run between its own events. max_seconds caps the timed time of a whole round. prepares[i] (may
+// be empty) runs before every run i, outside the events. Returns one Timing per run.
+std::vector<Timing> time_interleaved(Lab& lab, const TimingPlan& plan, const std::vector<std::function<void()>>& runs,
+                                     const std::vector<std::function<void()>>& prepares);
 
 }  // namespace gemmlab

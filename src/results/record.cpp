@@ -110,6 +110,7 @@ nlohmann::json to_json(const RunResult& r) {
       put_stats(j, "cublas_time", r.cublas->timing->ms);
       j["cublas_gflops"] = r.cublas_gflops();
       j["ratio_to_cublas"] = r.ratio_to_cublas();
+      j["timing_order"] = r.spec.timing.interleave ? "interleaved" : "kernel then cublas";
     }
     put_verification(j, "cublas", *r.cublas);
   }

@@ -152,6 +152,29 @@ TEST_F(Harness, TimingIsPositiveAndCublasRatioIsReported) {
   EXPECT_TRUE(r.passed());
 }
 
+// --interleave: the kernel and cuBLAS alternate run by run. Both get the same number of timed runs,
+// and with beta != 0 each run must still start from C0 (checked by the verification after timing).
+TEST_F(Harness, InterleavedTimingTimesBothAndRestoresC) {
+  Lab lab;
+  for (const float beta : {0.0f, 0.5f}) {
+    RunSpec spec;
+    spec.kernel = "seed.naive";
+    spec.shape = {1021, 1031, 1019};
+    spec.beta = beta;
+    spec.timing = TimingPlan{2, 7, 5.0, false, true};
+    const RunResult r = run_gemm(lab, spec);
+    ASSERT_TRUE(r.kernel.timing && r.cublas && r.cublas->timing);
+    EXPECT_EQ(r.kernel.timing->iters, 7);
+    EXPECT_EQ(r.cublas->timing->iters, 7);
+    EXPECT_EQ(r.kernel.timing->samples.size(), 7u);
+    EXPECT_EQ(r.cublas->timing->samples.size(), 7u);
+    // The naive kernel is far slower than cuBLAS: the two timings were not swapped.
+    EXPECT_LT(r.ratio_to_cublas(), 1.0) << "beta " << beta;
+    EXPECT_TRUE(r.kernel.last.checked && r.cublas->last.checked);
+    EXPECT_TRUE(r.passed()) << "beta " << beta << ": " << r.kernel.last.summary();
+  }
+}
+
 TEST_F(Harness, EveryCublasPrecisionVerifies) {
   Lab lab;
   for (const char* id : {"cublas.fp32", "cublas.tf32", "cublas.bf16", "cublas.fp16"}) {
