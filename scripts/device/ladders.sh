@@ -22,6 +22,13 @@ run() { echo "\$ gemmlab $*"; timeout 300 $g "$@"; echo; }
       for m in 0 2; do run run --kernel $k --size $s --param stream_k=$m --iters 20; done
     done
   done
+  # the best kernel of each precision timed alternately with cuBLAS (run --interleave): both medians
+  # from the same stretch of clocks and power
+  for s in 4096 8192; do
+    for k in fp32.tuned tc.tma_epilogue.bf16 tc.tma_epilogue.fp16 tc.swapped.tf32; do
+      run run --kernel $k --size $s --iters 20 --interleave
+    done
+  done
   run peak --json "$out/peaks.json"
   for k in seed.naive seed.shared fp32.tuned tc.tma_epilogue.bf16; do run occupancy --kernel "$k"; done
   for n in 256 4096; do
