@@ -226,39 +226,37 @@ RunResult run_gemm(Lab& lab, const Kernel& kernel, const RunSpec& spec_in) {
     x.kr.timing = std::move(t);
     if (ref) x.kr.last = verify_output(lab, x.c, *ref, info.precision);
   };
-  auto save = [&](const DeviceMatrix& c) {
-    if (spec.save_c.empty()) return;
+  const bool timed = spec.timing.iters > 0;
+  auto time_alone = [&](Contender& x) {
+    if (timed) finish(x, time_runs(lab, spec.timing, x.run, x.prepare));
+  };
+
+  auto k = start(kernel, params);
+  std::unique_ptr<Contender> cb;
+  if (baseline && timed && spec.timing.interleave) {  // both set up, then timed run by run in turn
+    cb = start(*baseline, {});
+    auto t = time_interleaved(lab, spec.timing, {k->run, cb->run}, {k->prepare, cb->prepare});
+    finish(*k, std::move(t[0]));
+    finish(*cb, std::move(t[1]));
+  } else {
+    time_alone(*k);
+  }
+  if (!spec.save_c.empty()) {
     HostMatrix h;
     h.rows = shape.m;
     h.cols = shape.n;
     h.dtype = spec.output;
-    h.bytes.resize(c.bytes());
-    GEMMLAB_CUDA(cudaMemcpy(h.bytes.data(), c.data(), c.bytes(), cudaMemcpyDeviceToHost));
+    h.bytes.resize(k->c.bytes());
+    GEMMLAB_CUDA(cudaMemcpy(h.bytes.data(), k->c.data(), k->c.bytes(), cudaMemcpyDeviceToHost));
     write_npy(spec.save_c, h);
-  };
-  const bool timed = spec.timing.iters > 0;
-
-  if (baseline && timed && spec.timing.interleave) {
-    // Both set up first, then timed run by run in turn.
-    const auto k = start(kernel, params);
-    const auto cb = start(*baseline, {});
-    auto t = time_interleaved(lab, spec.timing, {k->run, cb->run}, {k->prepare, cb->prepare});
-    finish(*k, std::move(t[0]));
-    finish(*cb, std::move(t[1]));
-    save(k->c);
-    r.kernel = k->kr;
-    r.cublas = cb->kr;
-    return r;
   }
-  {
-    const auto k = start(kernel, params);
-    if (timed) finish(*k, time_runs(lab, spec.timing, k->run, k->prepare));
-    save(k->c);
-    r.kernel = k->kr;
-  }
+  r.kernel = k->kr;
+  k.reset();  // its C and workspace are not needed while cuBLAS runs alone
   if (baseline) {
-    const auto cb = start(*baseline, {});
-    if (timed) finish(*cb, time_runs(lab, spec.timing, cb->run, cb->prepare));
+    if (!cb) {
+      cb = start(*baseline, {});
+      time_alone(*cb);
+    }
     r.cublas = cb->kr;
   }
   return r;

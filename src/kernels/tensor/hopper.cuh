@@ -113,12 +113,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   using OutT = typename Cfg::Out;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  const PipelineSmem<Cfg> sm(smem_raw);
-  unsigned char* const a_tiles = sm.a_tiles;
-  unsigned char* const b_tiles = sm.b_tiles;
-  unsigned char* const epi = sm.epi;
-  std::uint64_t* const full = sm.full;
-  std::uint64_t* const empty = sm.empty;
+  const auto [a_tiles, b_tiles, epi, full, empty] = PipelineSmem<Cfg>(smem_raw);
 
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;

@@ -88,12 +88,7 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   using Cfg = Tf32Config;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
-  const PipelineSmem<Cfg> sm(smem_raw);
-  unsigned char* const a_tiles = sm.a_tiles;
-  unsigned char* const b_tiles = sm.b_tiles;
-  unsigned char* const epi = sm.epi;
-  std::uint64_t* const full = sm.full;
-  std::uint64_t* const empty = sm.empty;
+  const auto [a_tiles, b_tiles, epi, full, empty] = PipelineSmem<Cfg>(smem_raw);
 
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   const int wg = threadIdx.x / 128;
