@@ -1,15 +1,17 @@
 // The Hopper (sm_90a) GEMM template behind tensor-core ladder steps 3 to 7.
 //
-// Levels: a CTA computes a 128 x BN tile of C (BN = 256); each of its two *consumer* warpgroups
-// (4 warps, 128 threads) owns 64 rows and issues wgmma.m64nBNk16, which reads A and B straight
-// from shared memory and accumulates 64 x BN FP32 values in registers. Tiles reach shared memory
-// by TMA (cp.async.bulk.tensor): one thread describes a whole 128 x 64 or 64 x 64 box, the copy
-// engine moves it, swizzled for conflict-free reads, and counts the bytes on an mbarrier.
+// Levels: a CTA computes a BM x BN tile of C (128 x 256 by default; 256 x 128 and 128 x 128 in
+// step 7); each of its two *consumer* warpgroups (4 warps, 128 threads) owns BM / 2 rows and
+// issues wgmma.m64nBNk16 for each 64 of them, which reads A and B straight from shared memory and
+// accumulates 64 x BN FP32 values in registers (128 per thread whatever the tile). Tiles reach
+// shared memory by TMA (cp.async.bulk.tensor): one thread describes a whole 128 x 64 or 64 x 64
+// box, the copy engine moves it, swizzled for conflict-free reads, and counts the bytes on an
+// mbarrier.
 //
 // Pipeline: STAGES slots, each with a "full" mbarrier (TMA bytes landed) and an "empty" one
 // (consumers finished reading). The producer waits for empty, arms full with the byte count and
-// issues the copies; consumers wait for full, issue 4 wgmmas (BK = 64 = 4 x k16), keep one batch in
-// flight and release the slot of the batch before.
+// issues the copies; consumers wait for full, issue their wgmmas (BK = 64 = 4 x k16), keep one
+// batch in flight and release the slot of the batch before.
 //
 // The ladder's steps are compile-time features of this one kernel (Cfg):
 //   step 3  kWarpSpecialized = false: two warpgroups, both consume; thread 0 also produces.
@@ -17,8 +19,12 @@
 //           setmaxnreg it gives registers back (40) and the consumers take them (232).
 //   step 5  kPersistent: one CTA per SM loops over tiles in a grouped order (L2 reuse); the producer
 //           runs into the next tile while consumers store the last one.
-//   step 6  kCluster = 2: two CTAs on neighbouring rows of tiles form a cluster; each loads half of
-//           the shared B tile and multicasts it to both (half the B traffic from L2).
+//   step 6  clusters of kClusterM x kClusterN CTAs on neighbouring tiles: the CTAs of a cluster
+//           column (same tile column) share their B tile, those of a cluster row their A tile;
+//           each loads its part of the shared tile and multicasts it to the others (a cluster of
+//           2 halves that operand's traffic from L2). 128 x 256 tiles pair along M (2 x 1, sharing
+//           B), 256 x 128 tiles along N (1 x 2, sharing A). (2 x 2 shares both; it was measured
+//           20% slower at 4096^3 and is not instantiated: docs/kernels/tensor-ladder.md.)
 //   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0).
 #pragma once
 
@@ -38,33 +44,42 @@ namespace gemmlab::tc::sm90 {
 
 // ---- configuration ---------------------------------------------------------------------------
 
-template <Precision P, class OutT, int BN_, int STAGES_, bool WS, bool PERSISTENT, int CLUSTER, bool TMA_EPI>
+template <Precision P, class OutT, int BM_, int BN_, int STAGES_, bool WS, bool PERSISTENT, int CLUSTER_M, int CLUSTER_N,
+          bool TMA_EPI>
 struct HopperConfig {
   using T = operand_t<P>;
   using Out = OutT;
   static constexpr Precision kPrecision = P;
-  static constexpr int BM = 128, BN = BN_, BK = 64, STAGES = STAGES_;
+  static constexpr int BM = BM_, BN = BN_, BK = 64, STAGES = STAGES_;
   static constexpr bool kWarpSpecialized = WS, kPersistent = PERSISTENT, kTmaEpilogue = TMA_EPI;
-  static constexpr int kCluster = CLUSTER;
-  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, where the extra
-  // registers of the fix-up make ptxas spill (that configuration stays data-parallel).
-  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && !(CLUSTER == 2 && sizeof(OutT) == 2);
+  // Cluster of kClusterM x kClusterN CTAs; CTA rank r holds tile (r % kClusterM, r / kClusterM) of it.
+  static constexpr int kClusterM = CLUSTER_M, kClusterN = CLUSTER_N, kCluster = CLUSTER_M * CLUSTER_N;
+  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, nor with 2 x 2
+  // clusters, where the extra registers of the fix-up make ptxas spill (those stay data-parallel).
+  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && kCluster <= 2 && !(kCluster > 1 && sizeof(OutT) == 2);
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (kConsumers + (WS ? 1 : 0)) * 128;
-  static constexpr int kAccum = BN / 2;  // FP32 accumulators per consumer thread (64 x BN / 128)
-  static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 KB
-  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 32 KB for BN = 256
+  static constexpr int kConsumerRows = BM / kConsumers;  // rows of C per consumer warpgroup
+  static constexpr int kRowBlocks = kConsumerRows / 64;  // its wgmma.m64 row blocks
+  static constexpr int kBlockAccum = BN / 2;             // FP32 accumulators per thread and row block
+  static constexpr int kAccum = kRowBlocks * kBlockAccum;
+  // A arrives in boxes of A_BOX_ROWS x BK, at least one per CTA of a cluster row (which share A).
+  static constexpr int A_BOX_ROWS = BM / CLUSTER_N < 128 ? BM / CLUSTER_N : 128;
+  static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
+  static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
+  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 16 or 32 KB
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
-  // The TMA epilogue stores a warpgroup's 64 x BN tile as EPI_BOXES boxes of 64 rows x 128 bytes
-  // (BOX_COLS elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
+  // The TMA epilogue stores a warpgroup's tile as EPI_BOXES boxes of 64 rows x 128 bytes (BOX_COLS
+  // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
-  static constexpr int EPI_BOXES = BN / BOX_COLS;
+  static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
   using Ring = StoreRing<2, 1, EPI_BOXES>;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
-  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
+  static_assert(BM == 128 || (BM == 256 && BN == 128), "128 accumulators per thread at most: 128 x 256, 256 x 128 or 128 x 128");
+  static_assert((CLUSTER_M == 1 || CLUSTER_M == 2) && (CLUSTER_N == 1 || CLUSTER_N == 2), "clusters of up to 2 x 2");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
 };
 
@@ -78,8 +93,9 @@ struct HopperArgs {
   StreamK sk;        // the stream-K tail (sk.tail_units == 0: whole units only)
 };
 
+// One wgmma.m64nBNk16 into the accumulators of one 64-row block.
 template <class Cfg>
-__device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kAccum], std::uint64_t da, std::uint64_t db, int scale_d) {
+__device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::uint64_t da, std::uint64_t db, int scale_d) {
   if constexpr (Cfg::kPrecision == Precision::bf16) {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16(d, da, db, scale_d);
     else wgmma_m64n128k16_bf16(d, da, db, scale_d);
@@ -120,29 +136,55 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   init_pipeline<Cfg::kCluster>(full, empty, S, Cfg::kConsumers);
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
-  const int units_m = (tiles_m + Cfg::kCluster - 1) / Cfg::kCluster, units_n = tiles_n;
+  // A unit is the cluster's tiles: kClusterM x kClusterN of them, this CTA's at (rank_m, rank_n).
+  const int units_m = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM;
+  const int units_n = (tiles_n + Cfg::kClusterN - 1) / Cfg::kClusterN;
   const int units = units_m * units_n;
+  const int rank_m = int(rank) % Cfg::kClusterM, rank_n = int(rank) / Cfg::kClusterM;
   const int k_tiles = (args.K + BK - 1) / BK;
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
   // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
   const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k);
   const int group_m = args.group_m > 0 ? args.group_m : units_m;
+  auto tile_of = [&](int u, int& tm, int& tn) {
+    int um, un;
+    unit_coords(u, units_m, units_n, group_m, um, un);
+    tm = um * Cfg::kClusterM + rank_m, tn = un * Cfg::kClusterN + rank_n;
+  };
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
   auto produce = [&](int it, int tm, int tn, int kt) {
     const int s = it % S;
-    mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
-    mbar_expect_tx(&full[s], Cfg::STAGE_BYTES);
-    tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
-    unsigned char* b = b_tiles + s * Cfg::B_BYTES;
-    constexpr int boxes = BN / 64;
-    if constexpr (Cfg::kCluster == 1) {
-      for (int j = 0; j < boxes; ++j) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + 64 * j, kt * BK);
+    // 32-bit shared addresses (the producer warpgroup keeps 40 registers)
+    const std::uint32_t full_s = dev::smem_addr(full + s), empty_s = dev::smem_addr(empty + s);
+    const std::uint32_t a = dev::smem_addr(a_tiles) + s * Cfg::A_BYTES, b = dev::smem_addr(b_tiles) + s * Cfg::B_BYTES;
+    mbar_wait(empty_s, ((it / S) & 1) ^ 1);
+    mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
+    constexpr int a_boxes = BM / Cfg::A_BOX_ROWS, b_boxes = BN / 64;
+    // A tile shared by a cluster row: each of its CTAs loads 1 / kClusterN of the boxes, for all.
+    if constexpr (Cfg::kClusterN > 1) {
+      constexpr int part = a_boxes / Cfg::kClusterN;
+      std::uint16_t row_mask = 0;  // the CTAs of this cluster row: ranks rank_m + kClusterM * n
+#pragma unroll
+      for (int n = 0; n < Cfg::kClusterN; ++n) row_mask |= std::uint16_t(1u << (rank_m + Cfg::kClusterM * n));
+#pragma unroll
+      for (int j = rank_n * part; j < (rank_n + 1) * part; ++j)
+        tma_load_multicast(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j, row_mask);
     } else {
-      // Both CTAs of the cluster need this B tile: each loads half of the boxes, for both.
-      for (int j = int(rank) * boxes / 2; j < (int(rank) + 1) * boxes / 2; ++j)
-        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + 64 * j, kt * BK, 0x3);
+#pragma unroll
+      for (int j = 0; j < a_boxes; ++j) tma_load(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j);
+    }
+    // B tile shared by a cluster column (ranks kClusterM * rank_n ...): the same, by 64-column boxes.
+    if constexpr (Cfg::kClusterM > 1) {
+      constexpr int part = b_boxes / Cfg::kClusterM;
+      const auto col_mask = std::uint16_t(((1u << Cfg::kClusterM) - 1) << (Cfg::kClusterM * rank_n));
+#pragma unroll
+      for (int j = rank_m * part; j < (rank_m + 1) * part; ++j)
+        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK, col_mask);
+    } else {
+#pragma unroll
+      for (int j = 0; j < b_boxes; ++j) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK);
     }
   };
 
@@ -152,9 +194,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (threadIdx.x == 0) {
         int it = 0;
         sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
-          int um, un;
-          unit_coords(u, units_m, units_n, group_m, um, un);
-          for (int kt = kb; kt < ke; ++kt) produce(it++, um * Cfg::kCluster + int(rank), un, kt);
+          int tm, tn;
+          tile_of(u, tm, tn);
+          for (int kt = kb; kt < ke; ++kt) produce(it++, tm, tn, kt);
         });
       }
       __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
@@ -165,7 +207,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 
   // ---- consumers -------------------------------------------------------------------------------
-  const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*64 .. ci*64+63
+  const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*BM/2 .. (ci+1)*BM/2 - 1
   const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32;
   const bool leader = ctid == 0;
   auto release = [&](int s) { release_stage<Cfg::kCluster>(&empty[s], ctid); };
@@ -181,7 +223,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
 
+  // Accumulators: row block rb (rows rb*64 .. rb*64+63 of this warpgroup's) at d[rb * kBlockAccum].
   float d[Cfg::kAccum];
+  auto block_accum = [&](int rb) -> float(&)[Cfg::kBlockAccum] {
+    return *reinterpret_cast<float(*)[Cfg::kBlockAccum]>(d + rb * Cfg::kBlockAccum);
+  };
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
@@ -194,9 +240,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const int unit_index = produced / k_tiles, kt = produced % k_tiles;
           const int u = first_unit + unit_index * unit_step;
           if (u >= units) break;
-          int um, un;
-          unit_coords(u, units_m, units_n, group_m, um, un);
-          produce(produced, um * Cfg::kCluster + int(rank), un, kt);
+          int tm, tn;
+          tile_of(u, tm, tn);
+          produce(produced, tm, tn, kt);
           ++produced;
         }
       }
@@ -206,20 +252,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   produce_ahead(S - 1);
 
   sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
-    int um, un;
-    unit_coords(u, units_m, units_n, group_m, um, un);
-    const int tm = um * Cfg::kCluster + int(rank), tn = un;
+    int tm, tn;
+    tile_of(u, tm, tn);
     int prev = -1;
     for (int kt = kb; kt < ke; ++kt, ++it) {
       const int s = it % S;
       mbar_wait(&full[s], (it / S) & 1);
       wgmma_fence();
-      const unsigned char* a = a_tiles + s * Cfg::A_BYTES + ci * 64 * 128;  // 64 rows of 128 B
-      const unsigned char* b = b_tiles + s * Cfg::B_BYTES;
+      // This warpgroup's rows of A in stage s, row block rb 64 rows (of 128 bytes) further; B's k16
+      // step is 16 rows of 128 bytes.
+      const std::uint64_t da = smem_desc(a_tiles + s * Cfg::A_BYTES + ci * Cfg::kConsumerRows * 128, 16, 1024);
+      const std::uint64_t db = smem_desc(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 1024);
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
-        wgmma_tile<Cfg>(d, smem_desc(a + kk * 32, 16, 1024), smem_desc(b + kk * 16 * 128, Cfg::B_BOX_BYTES, 1024),
-                        (kt > kb || kk > 0) ? 1 : 0);
+#pragma unroll
+        for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
+          wgmma_tile<Cfg>(block_accum(rb), desc_advance(da, rb * 64 * 128 + kk * 32), desc_advance(db, kk * 16 * 128),
+                          (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<1>();  // the batch before this one is done: its slot can be refilled
       if (prev >= 0) release(prev);
@@ -233,11 +282,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     }
 
-    // ---- epilogue: row r = tile row + ci*64 + warp*16 + lane/4 (+8); columns 8j + 2*(lane%4) ----
-    const int row0 = tm * BM + ci * 64, col0 = tn * BN;
-    if (tm >= tiles_m) return;  // the cluster's spare CTA (odd number of tile rows)
+    // ---- epilogue: accumulator group j (4 values) of row block rb covers rows rb*64 + warp*16 +
+    // lane/4 (+8) and columns 8j + 2*(lane%4) (+1) of this warpgroup's part of the tile ----------
+    const int row0 = tm * BM + ci * Cfg::kConsumerRows, col0 = tn * BN;
+    if (Cfg::kCluster > 1 && (tm >= tiles_m || tn >= tiles_n)) return;  // the cluster's spare CTA (odd tile count)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
       constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8;  // accumulator column groups j (8 columns each)
+      constexpr int kBoxesPerBlock = BN / Cfg::BOX_COLS;
       // This lane's pair of column group q sits at pair_off[q] in every box (row r; row r + 8 is 1 KB
       // further, with the same swizzle). Offsets computed once, not per store, keep the epilogue's
       // instruction count down: it runs while the tensor cores wait.
@@ -246,32 +297,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
       for (int q = 0; q < kGroupsPerBox; ++q) pair_off[q] = swizzle128(r, q * 8 * int(sizeof(OutT)) + lane_byte);
 #pragma unroll
-      for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {  // columns bx * BOX_COLS .. + BOX_COLS - 1
+      for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {  // row block bx / kBoxesPerBlock, BOX_COLS columns
+        const int rb = bx / kBoxesPerBlock, cb = bx % kBoxesPerBlock;
         unsigned char* box = ring.begin_pass(bx);
         const std::uint32_t box_addr = dev::smem_addr(box);
 #pragma unroll
         for (int q = 0; q < kGroupsPerBox; ++q) {
-          const int j = bx * kGroupsPerBox + q;
-          put_pair(box_addr + pair_off[q], args.alpha * d[4 * j], args.alpha * d[4 * j + 1]);
-          put_pair(box_addr + pair_off[q] + 8 * 128, args.alpha * d[4 * j + 2], args.alpha * d[4 * j + 3]);
+          const float* g = d + rb * Cfg::kBlockAccum + 4 * (cb * kGroupsPerBox + q);
+          put_pair(box_addr + pair_off[q], args.alpha * g[0], args.alpha * g[1]);
+          put_pair(box_addr + pair_off[q] + 8 * 128, args.alpha * g[2], args.alpha * g[3]);
         }
-        ring.end_pass(box, [&](unsigned char* p, int) { tma_store(&tm_c, p, col0 + bx * Cfg::BOX_COLS, row0); });
+        ring.end_pass(box, [&](unsigned char* p, int) { tma_store(&tm_c, p, col0 + cb * Cfg::BOX_COLS, row0 + rb * 64); });
       }
     } else {
       OutT* C = static_cast<OutT*>(args.C);
 #pragma unroll
-      for (int j = 0; j < Cfg::kAccum / 4; ++j) {
-        const int r = row0 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+      for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {  // accumulator group: row block rb, column group j
+        const int rb = grp / (BN / 8), j = grp % (BN / 8);
+        const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
         if (c >= args.N) continue;
         for (int h = 0; h < 2; ++h) {
           const int rr = r + 8 * h;
           if (rr >= args.M) continue;
           OutT* out = C + std::size_t(rr) * args.N + c;
           if (args.pair_stores && c + 1 < args.N) {
-            store_pair(out, d[4 * j + 2 * h], d[4 * j + 2 * h + 1], args.alpha, args.beta);
+            store_pair(out, d[4 * grp + 2 * h], d[4 * grp + 2 * h + 1], args.alpha, args.beta);
           } else {  // odd N: rows start at odd element offsets, store one by one
-            store_output(out, d[4 * j + 2 * h], args.alpha, args.beta);
-            if (c + 1 < args.N) store_output(out + 1, d[4 * j + 2 * h + 1], args.alpha, args.beta);
+            store_output(out, d[4 * grp + 2 * h], args.alpha, args.beta);
+            if (c + 1 < args.N) store_output(out + 1, d[4 * grp + 2 * h + 1], args.alpha, args.beta);
           }
         }
       }

@@ -45,7 +45,7 @@ int resident_clusters(int sms) {
 
 template <class Cfg>
 std::int64_t unit_count(const Shape& s) {
-  return ceil_div(ceil_div(s.m, Cfg::BM), Cfg::kCluster) * ceil_div(s.n, Cfg::BN);
+  return ceil_div(ceil_div(s.m, Cfg::BM), Cfg::kClusterM) * ceil_div(ceil_div(s.n, Cfg::BN), Cfg::kClusterN);
 }
 
 // The grid a configuration launches for a shape on a GPU with `sms` SMs.
@@ -84,7 +84,7 @@ tc::TmaMaps build_maps(const tc::TmaKey& k) {
   constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
   constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
   tc::TmaMaps m;
-  m.a = tc::make_tensor_map_2d(k.a, ab, k.shape.m, k.shape.k, Cfg::BM, Cfg::BK, tc::Swizzle::b128);
+  m.a = tc::make_tensor_map_2d(k.a, ab, k.shape.m, k.shape.k, Cfg::A_BOX_ROWS, Cfg::BK, tc::Swizzle::b128);
   m.b = tc::make_tensor_map_2d(k.b, ab, k.shape.k, k.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
   m.c = Cfg::kTmaEpilogue && k.tma_store
             ? tc::make_tensor_map_2d(k.c, out, k.shape.m, k.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
@@ -149,12 +149,13 @@ class HopperKernel : public HopperKernelBase {
   }
 
   TrafficModel traffic(const Shape& s, const Params&) const override {
-    // Each tile reads a BM x K panel of A and a K x BN panel of B; a cluster of 2 fetches its
-    // shared B panel once (multicast).
+    // Each tile reads a BM x K panel of A and a K x BN panel of B; a cluster of 2 fetches the panel
+    // its tiles share once (multicast).
     const double tiles_m = double(ceil_div(s.m, CfgF32::BM)), tiles_n = double(ceil_div(s.n, CfgF32::BN));
     TrafficModel t;
     t.flops = s.flops();
-    t.global_loads = tiles_m * tiles_n * double(s.k) * (CfgF32::BM + double(CfgF32::BN) / CfgF32::kCluster);
+    t.global_loads = tiles_m * tiles_n * double(s.k) *
+                     (double(CfgF32::BM) / CfgF32::kClusterN + double(CfgF32::BN) / CfgF32::kClusterM);
     t.global_stores = double(s.m) * s.n;
     t.element_bytes = 2;
     return t;
@@ -204,33 +205,46 @@ std::size_t padded_a_bytes(const Shape& s) { return std::size_t(s.m * round8(s.k
 std::size_t padded_b_bytes(const Shape& s) { return std::size_t(round8(s.k) * round8(s.n)) * 2; }
 bool shape_aligned(const Shape& s) { return s.k % 8 == 0 && s.n % 8 == 0; }
 
-// The last step: tile width (128 or 256 columns; automatic by default), cluster size and raster
-// group are parameters. Shapes whose rows TMA cannot address (K or N not a multiple of 8) are copied
-// into zero-padded buffers first; the copies are part of the timed launch.
+// The last step: tile shape (128 x 256, 128 x 128 or 256 x 128; by default 128 x 256 unless that
+// leaves SMs idle), cluster size and raster group are parameters. Shapes whose rows TMA cannot
+// address (K or N not a multiple of 8) are copied into zero-padded buffers first; the copies are
+// part of the timed launch.
 template <Precision P>
 class TmaEpilogueKernel final : public KernelBase {
   using T = tc::operand_t<P>;
-  using One = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 1, true>, HopperConfig<P, T, 256, 4, true, true, 1, true>>;
-  using Two = HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, true>, HopperConfig<P, T, 256, 4, true, true, 2, true>>;
-  using Narrow = HopperKernel<HopperConfig<P, float, 128, 6, true, true, 1, true>, HopperConfig<P, T, 128, 6, true, true, 1, true>>;
+  using One = HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 1, 1, true>, HopperConfig<P, T, 128, 256, 4, true, true, 1, 1, true>>;
+  using Two = HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 2, 1, true>, HopperConfig<P, T, 128, 256, 4, true, true, 2, 1, true>>;
+  using Narrow = HopperKernel<HopperConfig<P, float, 128, 128, 6, true, true, 1, 1, true>, HopperConfig<P, T, 128, 128, 6, true, true, 1, 1, true>>;
+  // cuBLAS's tile shape for these sizes (256 x 128, clusters of 2 sharing A); measured slightly slower than
+  // One/Two (docs/kernels/tensor-ladder.md), kept for comparison. Without the cluster it is slower still,
+  // and its FP32-C build spills 4 bytes: not instantiated.
+  using Tall = HopperKernel<HopperConfig<P, float, 256, 128, 4, true, true, 1, 2, true>, HopperConfig<P, T, 256, 128, 4, true, true, 1, 2, true>>;
 
  public:
-  explicit TmaEpilogueKernel(const KernelInfo& info) : KernelBase(info), one_(info, 8), two_(info, 8), narrow_(info, 8) {}
+  explicit TmaEpilogueKernel(const KernelInfo& info)
+      : KernelBase(info), one_(info, 8), two_(info, 8), narrow_(info, 8), tall_(info, 8) {}
 
-  // 256-column tiles unless they leave SMs idle: fewer tiles than SMs -> 128 columns.
+  // 256-row tiles are 128 columns wide. 128-row tiles: 256 columns unless they leave SMs idle
+  // (fewer tiles than SMs -> 128 columns).
   static int tile_n(const Shape& s, const Params& p) {
+    if (p.at("tile_m") == 256) return 128;
     if (p.at("tile_n") != 0) return p.at("tile_n");
     const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
     return tiles256 < current_sm_count() ? 128 : 256;
   }
   const HopperKernelBase& pick(const Shape& s, const Params& p) const {
+    if (p.at("tile_m") == 256) return tall_;
     if (tile_n(s, p) == 128) return narrow_;
     return p.at("cluster") == 2 ? static_cast<const HopperKernelBase&>(two_) : one_;
   }
 
   std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
-    if (p.at("tile_n") == 128 && p.at("cluster") == 2)
-      return std::string("clusters are used with 256-column tiles only (tile_n=128 runs with cluster=1)");
+    if (p.at("tile_m") == 256 && p.at("tile_n") == 256)
+      return std::string("256 x 256 tiles would take 256 accumulators per thread (tile_m=256 runs with tile_n=128)");
+    if (p.at("tile_m") == 256 && p.at("cluster") != 2)
+      return std::string("256 x 128 tiles run in clusters of 2 only (cuBLAS's configuration; tile_m=256 needs cluster=2)");
+    if (p.at("tile_m") == 128 && p.at("tile_n") == 128 && p.at("cluster") != 1)
+      return std::string("128 x 128 tiles run without clusters (tile_n=128 runs with cluster=1)");
     return pick(s, p).reject(s, p, d);
   }
   TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(s, p).traffic(s, p); }
@@ -276,6 +290,7 @@ class TmaEpilogueKernel final : public KernelBase {
   One one_;
   Two two_;
   Narrow narrow_;
+  Tall tall_;
 };
 
 struct Step {
@@ -325,17 +340,18 @@ void add_step(Registry& r) {
   i.min_cc = 90;
   constexpr int kGroup = 8;
   if constexpr (STEP == 3) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, false, false, 1, false>, void>>(i, kGroup));
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, false, false, 1, 1, false>, void>>(i, kGroup));
   } else if constexpr (STEP == 4) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, false, 1, false>, void>>(i, kGroup));
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, false, 1, 1, false>, void>>(i, kGroup));
   } else if constexpr (STEP == 5) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 1, false>, void>>(i, kGroup));
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 1, 1, false>, void>>(i, kGroup));
   } else if constexpr (STEP == 6) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 256, 4, true, true, 2, false>, void>>(i, kGroup));
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 2, 1, false>, void>>(i, kGroup));
   } else {
     i.outputs = {DType::f32, operand_type(P)};
-    i.params = {{"tile_n", "tile columns: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
-                {"cluster", "CTAs per cluster with 256-column tiles (TMA multicast of B when 2)", {1, 2}, 2},
+    i.params = {{"tile_m", "tile rows: 128, or 256 (tiles of 256 x 128, in clusters of 2)", {128, 256}, 128},
+                {"tile_n", "tile columns with 128 rows: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
+                {"cluster", "CTAs per cluster: 2 = pairs sharing their larger operand tile by TMA multicast (B of 128 x 256 tiles, A of 256 x 128)", {1, 2}, 2},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
                 {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
     i.constraints =

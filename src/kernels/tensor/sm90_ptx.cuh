@@ -15,20 +15,23 @@ namespace gemmlab::tc::sm90 {
 __device__ __forceinline__ void mbar_init(std::uint64_t* bar, unsigned count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(count));
 }
-__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(dev::smem_addr(bar)), "r"(bytes)
-               : "memory");
+// The barrier and TMA wrappers also take 32-bit shared-memory addresses (std::uint32_t), which
+// the producer thread uses: generic pointers cost it two registers each, and it has 40.
+__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) {
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, unsigned parity) {
   unsigned done = 0;
   do {
     asm volatile(
         "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
         : "=r"(done)
-        : "r"(dev::smem_addr(bar)), "r"(parity)
+        : "r"(bar), "r"(parity)
         : "memory");
   } while (!done);
 }
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, unsigned parity) { mbar_wait(dev::smem_addr(bar), parity); }
+__device__ __forceinline__ void mbar_expect_tx(std::uint64_t* bar, unsigned bytes) { mbar_expect_tx(dev::smem_addr(bar), bytes); }
 __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(dev::smem_addr(bar)) : "memory");
 }
@@ -51,21 +54,27 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 
-__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+__device__ __forceinline__ void tma_load(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x, int y) {
   asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-          dev::smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "r"(x), "r"(y)
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(x), "r"(y)
       : "memory");
 }
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y) {
+  tma_load(dev::smem_addr(dst), map, dev::smem_addr(bar), x, y);
+}
 // The same box lands at the same offset in every CTA of `mask`, and completes on each one's barrier.
-__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
-                                                   std::uint16_t mask) {
+__device__ __forceinline__ void tma_load_multicast(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x,
+                                                   int y, std::uint16_t mask) {
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
-      "%5}], [%2], %3;\n" ::"r"(dev::smem_addr(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(dev::smem_addr(bar)), "h"(mask), "r"(x), "r"(y)
+      "%5}], [%2], %3;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "h"(mask), "r"(x), "r"(y)
       : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, std::uint64_t* bar, int x, int y,
+                                                   std::uint16_t mask) {
+  tma_load_multicast(dev::smem_addr(dst), map, dev::smem_addr(bar), x, y, mask);
 }
 // One box from shared memory to global memory; part of the bulk-async group closed by the next
 // tma_store_commit().
@@ -178,6 +187,11 @@ __device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_b
   return ((addr & 0x3FFFF) >> 4) | (std::uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
          (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(1) << 62);
 }
+
+// The descriptor of the byte `bytes` after the one `desc` describes. The start address field holds
+// address / 16 in 14 bits, and every shared-memory address (< 228 KB) fits it, so moving within
+// shared memory is an add on the descriptor: cheaper than building a new one per wgmma.
+__device__ __forceinline__ std::uint64_t desc_advance(std::uint64_t desc, unsigned bytes) { return desc + (bytes >> 4); }
 
 // Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
 // CTA of a cluster). Units are visited group_m unit-rows at a time, column by column inside a group,

@@ -47,9 +47,12 @@ struct Schedule {
         helper_iters(tail_units_ * (k_tiles_ - owner_k_)) {}
 
   // Helper h's range of helper iterations is [helper_begin(h), helper_begin(h + 1)); iteration i is
-  // k-tile owner_k + i % helper_k of tail unit i / helper_k.
+  // k-tile owner_k + i % helper_k of tail unit i / helper_k. That is helper_iters * h / helpers,
+  // in 32-bit arithmetic (helper_iters = q * helpers + r): a 64-bit division is a subroutine whose
+  // registers the producer thread, with 40, would spill.
   GEMMLAB_HD int helper_begin(int h) const {
-    return int(std::int64_t(helper_iters) * h / (clusters - tail_units));
+    const int helpers = clusters - tail_units, q = helper_iters / helpers, r = helper_iters % helpers;
+    return q * h + r * h / helpers;
   }
 
   // Calls f(unit, k_begin, k_end) for every item of this cluster, in order. STREAM_K = false
