@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Round 3: round 2's power measurement again, keeping nvidia-smi's samples this time (round 2's
+# Round 3 (round 6 with PHASES=sustained6): round 2's power measurement again, keeping nvidia-smi's samples this time (round 2's
 # were lost to the limit on returned files): each of the kernel and cuBLAS alone for a few seconds
 # of back-to-back runs, 8 s apart, in both orders, while nvidia-smi samples SM clock, power and the
 # clock-event reasons every 50 ms. TF32 at 8192 (1500 runs each) and BF16 at 4096 (10000 runs).
@@ -23,16 +23,31 @@ phase() {  # label kernel size iters
   mark "end $1 $2"
 }
 {
-  phase tf32-kernel-first tc.swapped.tf32 8192 1500
-  phase tf32-kernel-first cublas.tf32 8192 1500
-  phase tf32-cublas-first cublas.tf32 8192 1500
-  phase tf32-cublas-first tc.swapped.tf32 8192 1500
-  phase bf16-kernel-first tc.tma_epilogue.bf16 4096 10000
-  phase bf16-kernel-first cublas.bf16 4096 10000
-  phase bf16-cublas-first cublas.bf16 4096 10000
-  phase bf16-cublas-first tc.tma_epilogue.bf16 4096 10000
+  if [ "${PHASES:-}" = sustained6 ]; then  # round 6: the other headline comparisons
+    phase bf16-8192-kernel-first tc.tma_epilogue.bf16 8192 3000
+    phase bf16-8192-kernel-first cublas.bf16 8192 3000
+    phase bf16-8192-cublas-first cublas.bf16 8192 3000
+    phase bf16-8192-cublas-first tc.tma_epilogue.bf16 8192 3000
+    phase fp16-4096-kernel-first tc.tma_epilogue.fp16 4096 10000
+    phase fp16-4096-kernel-first cublas.fp16 4096 10000
+    phase tf32-4096-kernel-first tc.swapped.tf32 4096 6000
+    phase tf32-4096-kernel-first cublas.tf32 4096 6000
+    phase fp32-4096-kernel-first fp32.tuned 4096 1000
+    phase fp32-4096-kernel-first cublas.fp32 4096 1000
+    phase fp32-4096-cublas-first cublas.fp32 4096 1000
+    phase fp32-4096-cublas-first fp32.tuned 4096 1000
+  else
+    phase tf32-kernel-first tc.swapped.tf32 8192 1500
+    phase tf32-kernel-first cublas.tf32 8192 1500
+    phase tf32-cublas-first cublas.tf32 8192 1500
+    phase tf32-cublas-first tc.swapped.tf32 8192 1500
+    phase bf16-kernel-first tc.tma_epilogue.bf16 4096 10000
+    phase bf16-kernel-first cublas.bf16 4096 10000
+    phase bf16-cublas-first cublas.bf16 4096 10000
+    phase bf16-cublas-first tc.tma_epilogue.bf16 4096 10000
+  fi
 } 2>&1 | tee "$work/runs.txt"
 sleep 1; kill $smi
 python3 "$(dirname "$0")/round3-power.py" "$work" | tee "$work/summary.txt"
 cp "$work/runs.txt" "$work/summary.txt" "$out/"
-tar -C "$work" -czf "$out/3-power.tar.gz" .
+tar -C "$work" -czf "$out/${PHASES:-3}-power.tar.gz" .
