@@ -3,6 +3,7 @@
 // slot of its own, owners stand at k = 0 together, and each owner waits for exactly the clusters
 // that worked on its unit.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -125,4 +126,19 @@ TEST(StreamK, WithoutATailEveryUnitIsWhole) {
   for (const Item& it : items) EXPECT_TRUE(it.kb == 0 && it.ke == 64);
 }
 
+// helper_begin splits helper_iters * h / helpers in 32-bit arithmetic (the producer thread cannot
+// afford a 64-bit division); it must equal the 64-bit quotient wherever the product overflows int.
+TEST(StreamKSchedule, HelperRangesAreExactBeyond32BitProducts) {
+  for (const int tail : {1, 5, 64, 131})
+    for (const int k_tiles : {2, 1000, 200000, 16000000}) {
+      const int clusters = 132, owner_k = 1;
+      if (std::int64_t(tail) * k_tiles >= (std::int64_t(1) << 31)) continue;
+      const Schedule s(/*units=*/tail + 300, k_tiles, 0, clusters, tail, owner_k);
+      const int helpers = clusters - tail;
+      for (int h = 0; h <= helpers; ++h)
+        EXPECT_EQ(s.helper_begin(h), int(std::int64_t(s.helper_iters) * h / helpers)) << tail << " " << k_tiles << " " << h;
+    }
+}
+
 }  // namespace
+

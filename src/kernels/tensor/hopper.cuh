@@ -24,7 +24,8 @@
 //           each loads its part of the shared tile and multicasts it to the others (a cluster of
 //           2 halves that operand's traffic from L2). 128 x 256 tiles pair along M (2 x 1, sharing
 //           B), 256 x 128 tiles along N (1 x 2, sharing A). (2 x 2 shares both; it was measured
-//           20% slower at 4096^3 and is not instantiated: docs/kernels/tensor-ladder.md.)
+//           20% slower at 4096^3, only 30 such clusters fit on 132 SMs, and it is not
+//           instantiated: docs/kernels/tensor-ladder.md.)
 //   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0).
 #pragma once
 
