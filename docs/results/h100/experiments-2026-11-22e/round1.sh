@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Ran before c61d85a: that working tree also had 256 x 128 tiles without clusters, since removed, and the producer spills.)
 # Round 1: cuBLAS's tile shape for tc.tma_epilogue (256 x 128, each consumer warpgroup 128 x 128 as
 # two wgmma.m64n128 row blocks; clusters of 2 pair along N and multicast A). Builds the working tree
 # on the device, then: register use and stack of the sm_90a kernels, float64 checks of the new

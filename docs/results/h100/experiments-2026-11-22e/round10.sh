@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Needs the build of round10-gpc-claims.patch, applied to c61d85a; not in the repository.)
 # Round 10: round 9 again with the numbering made independent of where the launch starts placing
 # clusters: each cluster reads its SM id and claims its SM pair's preferred number (or the next
 # free one) at the start of the launch, instead of taking a number by launch index from a placement

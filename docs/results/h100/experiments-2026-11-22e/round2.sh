@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Ran before c61d85a: that working tree also registered cluster=4 (2 x 2 clusters), since removed.)
 # Round 2, with binaries built on the workstation and carried over: build/gemmlab-head = commit
 # 4589cb9, build/gemmlab = the working tree (256 x 128 option; descriptors advanced by adds;
 # 32-bit shared addresses and 32-bit stream-K ranges in the producer, which removed its spills;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Needs the build of round7-cluster-order.patch, applied to c61d85a; not in the repository.)
 # Round 7: do CTAs that share an operand tile merge their L2 reads when they sit in the same GPC?
 # smid_probe.cu / gpc_probe.cu showed that a launch of 66 clusters of 2 puts cluster c on SMs
 # 2c+124, 2c+125 (mod 132), and that SM pairs are interleaved across GPCs (pair p and p + 8 share

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Needs the build of round9-gpc-numbering.patch, applied to c61d85a; not in the repository.)
 # Round 9: the clusters numbered by GPC as a kernel parameter (`order`, 1 = by GPC, the new default;
 # the numbering is probed once per device: cluster_order.cu). Float64 checks on shapes with a full
 # persistent grid (where the numbering applies), with and without the stream-K tail; the sanitizer;
