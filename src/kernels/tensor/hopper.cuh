@@ -19,13 +19,11 @@
 //           setmaxnreg it gives registers back (40) and the consumers take them (232).
 //   step 5  kPersistent: one CTA per SM loops over tiles in a grouped order (L2 reuse); the producer
 //           runs into the next tile while consumers store the last one.
-//   step 6  clusters of kClusterM x kClusterN CTAs on neighbouring tiles: the CTAs of a cluster
-//           column (same tile column) share their B tile, those of a cluster row their A tile;
-//           each loads its part of the shared tile and multicasts it to the others (a cluster of
-//           2 halves that operand's traffic from L2). 128 x 256 tiles pair along M (2 x 1, sharing
-//           B), 256 x 128 tiles along N (1 x 2, sharing A). (2 x 2 shares both; it was measured
-//           20% slower at 4096^3, only 30 such clusters fit on 132 SMs, and it is not
-//           instantiated: docs/kernels/tensor-ladder.md.)
+//   step 6  clusters of 2 CTAs on neighbouring tiles that share their larger operand tile: each
+//           loads half of it and multicasts it to both (half that operand's traffic from L2).
+//           128 x 256 tiles pair along M (kClusterM = 2, sharing B), 256 x 128 tiles along N
+//           (kClusterN = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
+//           4096^3: only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md.)
 //   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0).
 #pragma once
 
@@ -53,19 +51,18 @@ struct HopperConfig {
   static constexpr Precision kPrecision = P;
   static constexpr int BM = BM_, BN = BN_, BK = 64, STAGES = STAGES_;
   static constexpr bool kWarpSpecialized = WS, kPersistent = PERSISTENT, kTmaEpilogue = TMA_EPI;
-  // Cluster of kClusterM x kClusterN CTAs; CTA rank r holds tile (r % kClusterM, r / kClusterM) of it.
+  // Cluster of kClusterM x kClusterN CTAs (1 x 1, 2 x 1 or 1 x 2); CTA rank r holds its tile r.
   static constexpr int kClusterM = CLUSTER_M, kClusterN = CLUSTER_N, kCluster = CLUSTER_M * CLUSTER_N;
-  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, nor with 2 x 2
-  // clusters, where the extra registers of the fix-up make ptxas spill (those stay data-parallel).
-  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && kCluster <= 2 && !(kCluster > 1 && sizeof(OutT) == 2);
+  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, where the extra
+  // registers of the fix-up make ptxas spill (that configuration stays data-parallel).
+  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && !(kCluster > 1 && sizeof(OutT) == 2);
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (kConsumers + (WS ? 1 : 0)) * 128;
   static constexpr int kConsumerRows = BM / kConsumers;  // rows of C per consumer warpgroup
   static constexpr int kRowBlocks = kConsumerRows / 64;  // its wgmma.m64 row blocks
   static constexpr int kBlockAccum = BN / 2;             // FP32 accumulators per thread and row block
   static constexpr int kAccum = kRowBlocks * kBlockAccum;
-  // A arrives in boxes of A_BOX_ROWS x BK, at least one per CTA of a cluster row (which share A).
-  static constexpr int A_BOX_ROWS = BM / CLUSTER_N < 128 ? BM / CLUSTER_N : 128;
+  static constexpr int A_BOX_ROWS = 128;  // A arrives in boxes of 128 rows x BK
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 16 or 32 KB
@@ -80,7 +77,8 @@ struct HopperConfig {
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
   static_assert(BM == 128 || (BM == 256 && BN == 128), "128 accumulators per thread at most: 128 x 256, 256 x 128 or 128 x 128");
-  static_assert((CLUSTER_M == 1 || CLUSTER_M == 2) && (CLUSTER_N == 1 || CLUSTER_N == 2), "clusters of up to 2 x 2");
+  static_assert(kCluster == 1 || (kCluster == 2 && (CLUSTER_M == 2 ? BN > BM : BM > BN)),
+                "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
 };
 
@@ -141,7 +139,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int units_m = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM;
   const int units_n = (tiles_n + Cfg::kClusterN - 1) / Cfg::kClusterN;
   const int units = units_m * units_n;
-  const int rank_m = int(rank) % Cfg::kClusterM, rank_n = int(rank) / Cfg::kClusterM;
+  const int rank_m = Cfg::kClusterM > 1 ? int(rank) : 0, rank_n = Cfg::kClusterN > 1 ? int(rank) : 0;
   const int k_tiles = (args.K + BK - 1) / BK;
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
@@ -163,26 +161,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     mbar_wait(empty_s, ((it / S) & 1) ^ 1);
     mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
     constexpr int a_boxes = BM / Cfg::A_BOX_ROWS, b_boxes = BN / 64;
-    // A tile shared by a cluster row: each of its CTAs loads 1 / kClusterN of the boxes, for all.
+    // The tile both CTAs of a cluster need (A with pairs along N, B along M): each loads half of
+    // its boxes, for both.
     if constexpr (Cfg::kClusterN > 1) {
-      constexpr int part = a_boxes / Cfg::kClusterN;
-      std::uint16_t row_mask = 0;  // the CTAs of this cluster row: ranks rank_m + kClusterM * n
 #pragma unroll
-      for (int n = 0; n < Cfg::kClusterN; ++n) row_mask |= std::uint16_t(1u << (rank_m + Cfg::kClusterM * n));
-#pragma unroll
-      for (int j = rank_n * part; j < (rank_n + 1) * part; ++j)
-        tma_load_multicast(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j, row_mask);
+      for (int j = int(rank) * a_boxes / 2; j < (int(rank) + 1) * a_boxes / 2; ++j)
+        tma_load_multicast(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j, 0x3);
     } else {
 #pragma unroll
       for (int j = 0; j < a_boxes; ++j) tma_load(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j);
     }
-    // B tile shared by a cluster column (ranks kClusterM * rank_n ...): the same, by 64-column boxes.
     if constexpr (Cfg::kClusterM > 1) {
-      constexpr int part = b_boxes / Cfg::kClusterM;
-      const auto col_mask = std::uint16_t(((1u << Cfg::kClusterM) - 1) << (Cfg::kClusterM * rank_n));
 #pragma unroll
-      for (int j = rank_m * part; j < (rank_m + 1) * part; ++j)
-        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK, col_mask);
+      for (int j = int(rank) * b_boxes / 2; j < (int(rank) + 1) * b_boxes / 2; ++j)
+        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK, 0x3);
     } else {
 #pragma unroll
       for (int j = 0; j < b_boxes; ++j) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK);

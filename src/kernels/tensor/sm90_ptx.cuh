@@ -193,8 +193,8 @@ __device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_b
 // shared memory is an add on the descriptor: cheaper than building a new one per wgmma.
 __device__ __forceinline__ std::uint64_t desc_advance(std::uint64_t desc, unsigned bytes) { return desc + (bytes >> 4); }
 
-// Tile `unit` of the schedule -> tile coordinates. A unit is kCluster tiles stacked in M (one per
-// CTA of a cluster). Units are visited group_m unit-rows at a time, column by column inside a group,
+// Unit `unit` of the schedule -> unit coordinates (a unit is a cluster's tiles: one, or a pair
+// side by side in M or in N). Units are visited group_m unit-rows at a time, column by column inside a group,
 // so the tiles resident on the GPU at one time share A and B panels in L2.
 __device__ __forceinline__ void unit_coords(int unit, int units_m, int units_n, int group_m, int& um, int& un) {
   const int per_group = group_m * units_n;
