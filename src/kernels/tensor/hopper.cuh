@@ -24,10 +24,14 @@
 //           128 x 256 tiles pair along M (kClusterM = 2, sharing B), 256 x 128 tiles along N
 //           (kClusterN = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
 //           4096^3: only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md.)
-//   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0).
+//   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0). The last
+//           DEFER_BOXES boxes of a tile wait in registers and are stored during the next tile's
+//           main loop, so that the tensor cores wait for only the rest (half with FP32 C, none with
+//           16-bit C): all tiles finish together and their stores would otherwise queue at once.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda.h>
 #include <cuda_bf16.h>
@@ -73,6 +77,12 @@ struct HopperConfig {
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
   static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
   using Ring = StoreRing<2, 1, EPI_BOXES>;
+  // The deferred epilogue: the last DEFER_BOXES boxes of a tile wait in registers (16 per box and
+  // thread) and leave during the next tile's main loop, one every few k-tiles, while its wgmmas run.
+  // Four boxes (64 registers) are half the tile with FP32 C and all of it with 16-bit C; more would
+  // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 C keep three: four spill there.
+  static constexpr int DEFER_MAX = (BM == 256 && sizeof(OutT) == 4) ? 3 : 4;
+  static constexpr int DEFER_BOXES = TMA_EPI ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
@@ -205,22 +215,74 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const bool leader = ctid == 0;
   auto release = [&](int s) { release_stage<Cfg::kCluster>(&empty[s], ctid); };
 
-  // Two adjacent outputs into a store box (addr: their shared-memory address in the swizzled box).
-  auto put_pair = [](std::uint32_t addr, float v0, float v1) {
-    if constexpr (sizeof(OutT) == 4) {
-      st_shared(addr, v0, v1);
-    } else {
-      OutT pair[2] = {from_float<OutT>(v0), from_float<OutT>(v1)};
-      st_shared(addr, *reinterpret_cast<const std::uint32_t*>(pair));
-    }
-  };
-  typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
-
   // Accumulators: row block rb (rows rb*64 .. rb*64+63 of this warpgroup's) at d[rb * kBlockAccum].
   float d[Cfg::kAccum];
   auto block_accum = [&](int rb) -> float(&)[Cfg::kBlockAccum] {
     return *reinterpret_cast<float(*)[Cfg::kBlockAccum]>(d + rb * Cfg::kBlockAccum);
   };
+  // ---- the TMA epilogue's pieces. Accumulator group j (4 values) of row block rb covers rows
+  // rb*64 + warp*16 + lane/4 (+8) and columns 8j + 2*(lane%4) (+1) of this warpgroup's part of the
+  // tile. A box holds kGroupsPerBox groups: 2 x kGroupsPerBox pairs of adjacent outputs per thread.
+  constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8, kPairsPerBox = 2 * kGroupsPerBox;
+  constexpr int kBoxesPerBlock = BN / Cfg::BOX_COLS;
+  // Two adjacent outputs as C stores them: a float2, or two 16-bit values in one word.
+  using Pair = std::conditional_t<sizeof(OutT) == 4, float2, std::uint32_t>;
+  auto make_pair = [&](float v0, float v1) -> Pair {
+    if constexpr (sizeof(OutT) == 4) {
+      return make_float2(args.alpha * v0, args.alpha * v1);
+    } else {
+      OutT pair[2] = {from_float<OutT>(args.alpha * v0), from_float<OutT>(args.alpha * v1)};
+      return *reinterpret_cast<const std::uint32_t*>(pair);
+    }
+  };
+  // Pair p of box bx of the tile in d: group q = p / 2, rows r (p even) or r + 8 (p odd).
+  auto box_pair = [&](int bx, int p) {
+    const float* g = d + (bx / kBoxesPerBlock) * Cfg::kBlockAccum + 4 * ((bx % kBoxesPerBlock) * kGroupsPerBox + p / 2);
+    return make_pair(g[2 * (p % 2)], g[2 * (p % 2) + 1]);
+  };
+  typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
+  // Box bx of the tile whose warpgroup rows start at C row `row0` and columns at col0: written into
+  // the ring's next slot from pairs[], then stored by TMA (the engine clips the matrix edges). Pair p
+  // lands at row r = warp*16 + lane/4 (+8 for odd p), bytes of group p / 2 in the 128-B swizzle.
+  auto store_box = [&](int bx, int row0, int col0, const Pair (&pairs)[kPairsPerBox]) {
+    unsigned char* box = ring.begin_pass(bx);
+    const std::uint32_t box_addr = dev::smem_addr(box);
+    const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
+#pragma unroll
+    for (int p = 0; p < kPairsPerBox; ++p) {
+      const std::uint32_t addr = box_addr + swizzle128(r + 8 * (p % 2), (p / 2) * 8 * int(sizeof(OutT)) + lane_byte);
+      if constexpr (sizeof(OutT) == 4) st_shared(addr, pairs[p].x, pairs[p].y);
+      else st_shared(addr, pairs[p]);
+    }
+    ring.end_pass(box, [&](unsigned char* b, int) {
+      tma_store(&tm_c, b, col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS, row0 + (bx / kBoxesPerBlock) * 64);
+    });
+  };
+  // The deferred boxes of the last tile: held[b] is box EPI_BOXES - DEFER_BOXES + b of the tile at
+  // (held_row0, held_col0); held_stored of held_count have left.
+  constexpr int kDefer = Cfg::DEFER_BOXES > 0 ? Cfg::DEFER_BOXES : 1;
+  Pair held[kDefer][kPairsPerBox];
+  int held_row0 = 0, held_col0 = 0, held_count = 0, held_stored = 0;
+  // One box every defer_stride k-tiles, starting at k-tile 1 (a power of two, at most 8, small
+  // enough for all of them to leave within K). Measured at 4096^3: spread out, the stores keep to the
+  // SM's bandwidth to L2 and the main loop does not slow; on k-tiles 0 to 3 it slowed by 1600
+  // cycles, most of what they saved.
+  int defer_stride = 8;
+  while (defer_stride > 1 && defer_stride * Cfg::DEFER_BOXES > k_tiles) defer_stride /= 2;
+  const int defer_mask = defer_stride - 1, defer_phase = defer_stride > 1 ? 1 : 0;
+  // Stores the next deferred box, if one is waiting. Each box has its own unrolled copy, chosen by
+  // compare, so that held is only indexed with constants and stays in registers.
+  auto store_held = [&] {
+    if constexpr (Cfg::DEFER_BOXES > 0) {
+      if (held_stored < held_count) {
+#pragma unroll
+        for (int b = 0; b < Cfg::DEFER_BOXES; ++b)
+          if (b == held_stored) store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
+        ++held_stored;
+      }
+    }
+  };
+
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
@@ -263,6 +325,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           wgmma_tile<Cfg>(block_accum(rb), desc_advance(da, rb * 64 * 128 + kk * 32), desc_advance(db, kk * 16 * 128),
                           (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
+      if ((kt & defer_mask) == defer_phase) store_held();  // a box of the last tile, while this batch runs
       wgmma_wait<1>();  // the batch before this one is done: its slot can be refilled
       if (prev >= 0) release(prev);
       prev = s;
@@ -270,37 +333,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
     wgmma_wait<0>();
     if (prev >= 0) release(prev);
+    while (held_stored < held_count) store_held();  // fewer k-tiles than deferred boxes
+    // held is free until this tile's epilogue fills it again: say so, or the compiler keeps its 64
+    // registers through the stream-K fix-up and the direct epilogue (and spills there).
+#pragma unroll
+    for (int b = 0; b < kDefer; ++b)
+#pragma unroll
+      for (int p = 0; p < kPairsPerBox; ++p) held[b][p] = Pair{};
     // A stream-K item that does not hold k-tile 0 hands its sums to the unit's finisher.
     if constexpr (Cfg::kStreamK) {
       if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     }
 
-    // ---- epilogue: accumulator group j (4 values) of row block rb covers rows rb*64 + warp*16 +
-    // lane/4 (+8) and columns 8j + 2*(lane%4) (+1) of this warpgroup's part of the tile ----------
+    // ---- epilogue ------------------------------------------------------------------------------
     const int row0 = tm * BM + ci * Cfg::kConsumerRows, col0 = tn * BN;
     if (Cfg::kCluster > 1 && (tm >= tiles_m || tn >= tiles_n)) return;  // the cluster's spare CTA (odd tile count)
     if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
-      constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8;  // accumulator column groups j (8 columns each)
-      constexpr int kBoxesPerBlock = BN / Cfg::BOX_COLS;
-      // This lane's pair of column group q sits at pair_off[q] in every box (row r; row r + 8 is 1 KB
-      // further, with the same swizzle). Offsets computed once, not per store, keep the epilogue's
-      // instruction count down: it runs while the tensor cores wait.
-      std::uint32_t pair_off[kGroupsPerBox];
-      const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
+      // The first boxes now, through the ring (the tensor cores wait meanwhile); the last
+      // DEFER_BOXES into registers, for the next tile's main loop (or the end of the kernel).
 #pragma unroll
-      for (int q = 0; q < kGroupsPerBox; ++q) pair_off[q] = swizzle128(r, q * 8 * int(sizeof(OutT)) + lane_byte);
+      for (int bx = 0; bx < Cfg::EPI_BOXES - Cfg::DEFER_BOXES; ++bx) {
+        Pair pairs[kPairsPerBox];
 #pragma unroll
-      for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {  // row block bx / kBoxesPerBlock, BOX_COLS columns
-        const int rb = bx / kBoxesPerBlock, cb = bx % kBoxesPerBlock;
-        unsigned char* box = ring.begin_pass(bx);
-        const std::uint32_t box_addr = dev::smem_addr(box);
+        for (int p = 0; p < kPairsPerBox; ++p) pairs[p] = box_pair(bx, p);
+        store_box(bx, row0, col0, pairs);
+      }
+      if constexpr (Cfg::DEFER_BOXES > 0) {
 #pragma unroll
-        for (int q = 0; q < kGroupsPerBox; ++q) {
-          const float* g = d + rb * Cfg::kBlockAccum + 4 * (cb * kGroupsPerBox + q);
-          put_pair(box_addr + pair_off[q], args.alpha * g[0], args.alpha * g[1]);
-          put_pair(box_addr + pair_off[q] + 8 * 128, args.alpha * g[2], args.alpha * g[3]);
-        }
-        ring.end_pass(box, [&](unsigned char* p, int) { tma_store(&tm_c, p, col0 + cb * Cfg::BOX_COLS, row0 + rb * 64); });
+        for (int b = 0; b < Cfg::DEFER_BOXES; ++b)
+#pragma unroll
+          for (int p = 0; p < kPairsPerBox; ++p) held[b][p] = box_pair(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, p);
+        held_row0 = row0, held_col0 = col0, held_count = Cfg::DEFER_BOXES, held_stored = 0;
       }
     } else {
       OutT* C = static_cast<OutT*>(args.C);
@@ -323,6 +386,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   });
+  while (held_stored < held_count) store_held();  // the last tile's deferred boxes
   if constexpr (Cfg::kStreamK) raise_pending(args.sk, pending_flag, ctid);
   if constexpr (Cfg::kTmaEpilogue) ring.drain();
   if constexpr (Cfg::kCluster > 1) cluster_sync();

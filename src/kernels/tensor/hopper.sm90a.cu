@@ -320,8 +320,9 @@ constexpr Step kSteps[] = {
      "both, halving B's L2 traffic; empty barriers count the consumers of both CTAs."},
     {"tma_epilogue", 7, "Epilogue through shared memory and TMA stores",
      "technique: TMA bulk tensor stores (cp.async.bulk.tensor shared -> global)",
-     "Accumulators are converted into shared memory and leave by TMA stores in 64x128 boxes, clipped "
-     "at the matrix edges by the copy engine (beta == 0; with beta, direct stores)."},
+     "Accumulators are converted into shared memory and leave by TMA stores in 64-row boxes, clipped "
+     "at the matrix edges by the copy engine (beta == 0; with beta, direct stores). A tile's last four "
+     "boxes wait in registers and leave during the next tile's main loop, under its wgmmas."},
 };
 
 template <Precision P, int STEP>
