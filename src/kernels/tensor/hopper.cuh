@@ -81,7 +81,9 @@ struct HopperConfig {
   // thread) and leave during the next tile's main loop, one every few k-tiles, while its wgmmas run.
   // Four boxes (64 registers) are half the tile with FP32 C and all of it with 16-bit C; more would
   // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 C keep three: four spill there.
-  static constexpr int DEFER_MAX = (BM == 256 && sizeof(OutT) == 4) ? 3 : 4;
+  // 128 x 128 tiles keep none: they serve shapes with one or two tiles per CTA, where there is
+  // little to hide, and measured 2 to 5% slower with it (1000^3 to 2048^3).
+  static constexpr int DEFER_MAX = (BM == 128 && BN == 128) ? 0 : (BM == 256 && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = TMA_EPI ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
@@ -259,29 +261,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     });
   };
   // The deferred boxes of the last tile: held[b] is box EPI_BOXES - DEFER_BOXES + b of the tile at
-  // (held_row0, held_col0); held_stored of held_count have left.
+  // (held_row0, held_col0), waiting to be stored while held_pending.
   constexpr int kDefer = Cfg::DEFER_BOXES > 0 ? Cfg::DEFER_BOXES : 1;
   Pair held[kDefer][kPairsPerBox];
-  int held_row0 = 0, held_col0 = 0, held_count = 0, held_stored = 0;
-  // One box every defer_stride k-tiles, starting at k-tile 1 (a power of two, at most 8, small
-  // enough for all of them to leave within K). Measured at 4096^3: spread out, the stores keep to the
-  // SM's bandwidth to L2 and the main loop does not slow; on k-tiles 0 to 3 it slowed by 1600
-  // cycles, most of what they saved.
+  int held_row0 = 0, held_col0 = 0;
+  bool held_pending = false;
+  // One box every defer_stride k-tiles from k-tile 1 (a power of two, at most 8, small enough for
+  // all of them to leave within K). Measured at 4096^3 (BF16, FP32 C): one box on each of k-tiles
+  // 0 to 3 slowed the main loop by about 1600 cycles a tile, most of what the deferral saves
+  // (99.5% of cuBLAS); every 4th to 16th k-tile, 100.2 to 100.6%.
   int defer_stride = 8;
   while (defer_stride > 1 && defer_stride * Cfg::DEFER_BOXES > k_tiles) defer_stride /= 2;
-  const int defer_mask = defer_stride - 1, defer_phase = defer_stride > 1 ? 1 : 0;
-  // Stores the next deferred box, if one is waiting. Each box has its own unrolled copy, chosen by
-  // compare, so that held is only indexed with constants and stays in registers.
-  auto store_held = [&] {
-    if constexpr (Cfg::DEFER_BOXES > 0) {
-      if (held_stored < held_count) {
-#pragma unroll
-        for (int b = 0; b < Cfg::DEFER_BOXES; ++b)
-          if (b == held_stored) store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
-        ++held_stored;
-      }
-    }
-  };
+  const int defer_phase = defer_stride > 1 ? 1 : 0;
 
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
@@ -310,7 +301,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     int tm, tn;
     tile_of(u, tm, tn);
     int prev = -1;
-    for (int kt = kb; kt < ke; ++kt, ++it) {
+    // One k-tile in two halves: issue its wgmmas, then wait for the batch before (whose stage is
+    // released and refilled). A deferred box is written between the two, while two batches run.
+    auto issue = [&](int kt) {
       const int s = it % S;
       mbar_wait(&full[s], (it / S) & 1);
       wgmma_fence();
@@ -325,15 +318,34 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           wgmma_tile<Cfg>(block_accum(rb), desc_advance(da, rb * 64 * 128 + kk * 32), desc_advance(db, kk * 16 * 128),
                           (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
-      if ((kt & defer_mask) == defer_phase) store_held();  // a box of the last tile, while this batch runs
+    };
+    auto finish = [&] {
       wgmma_wait<1>();  // the batch before this one is done: its slot can be refilled
       if (prev >= 0) release(prev);
-      prev = s;
-      produce_ahead(it + S);
+      prev = it % S;
+      ++it;
+      produce_ahead(it - 1 + S);
+    };
+    int kt = kb;
+    // The last tile's deferred boxes: box b during k-tile kb + b * stride + phase (the loops
+    // between them are short; the main loop below has no store code in it), or right after the
+    // last k-tile when K is shorter. Written out per box, so that held is indexed by constants.
+    if constexpr (Cfg::DEFER_BOXES > 0) {
+      if (held_pending) {
+#pragma unroll
+        for (int b = 0; b < Cfg::DEFER_BOXES; ++b) {
+          const int at = kb + b * defer_stride + defer_phase;
+          for (; kt < at && kt < ke; ++kt) issue(kt), finish();
+          if (kt < ke) issue(kt);
+          store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
+          if (kt < ke) finish(), ++kt;
+        }
+        held_pending = false;
+      }
     }
+    for (; kt < ke; ++kt) issue(kt), finish();
     wgmma_wait<0>();
     if (prev >= 0) release(prev);
-    while (held_stored < held_count) store_held();  // fewer k-tiles than deferred boxes
     // held is free until this tile's epilogue fills it again: say so, or the compiler keeps its 64
     // registers through the stream-K fix-up and the direct epilogue (and spills there).
 #pragma unroll
@@ -363,7 +375,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         for (int b = 0; b < Cfg::DEFER_BOXES; ++b)
 #pragma unroll
           for (int p = 0; p < kPairsPerBox; ++p) held[b][p] = box_pair(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, p);
-        held_row0 = row0, held_col0 = col0, held_count = Cfg::DEFER_BOXES, held_stored = 0;
+        held_row0 = row0, held_col0 = col0, held_pending = true;
       }
     } else {
       OutT* C = static_cast<OutT*>(args.C);
@@ -386,7 +398,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
     }
   });
-  while (held_stored < held_count) store_held();  // the last tile's deferred boxes
+  if constexpr (Cfg::DEFER_BOXES > 0) {  // the last tile's deferred boxes
+    if (held_pending) {
+#pragma unroll
+      for (int b = 0; b < Cfg::DEFER_BOXES; ++b) store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
+    }
+  }
   if constexpr (Cfg::kStreamK) raise_pending(args.sk, pending_flag, ctid);
   if constexpr (Cfg::kTmaEpilogue) ring.drain();
   if constexpr (Cfg::kCluster > 1) cluster_sync();
