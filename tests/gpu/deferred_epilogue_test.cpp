@@ -61,11 +61,6 @@ TEST_P(DeferredEpilogue, BoxesStoredDuringTheNextTileMatchTheReference) {
   EXPECT_GT(ran, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Hopper, DeferredEpilogue, ::testing::ValuesIn(deferred_kernels()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Hopper, DeferredEpilogue, ::testing::ValuesIn(deferred_kernels()), kernel_test_name);
 
 }  // namespace

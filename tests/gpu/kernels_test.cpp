@@ -72,12 +72,6 @@ TEST_P(KernelCorrectness, AlphaBetaAndTimedRunsStayCorrect) {
   GTEST_SKIP() << "no test shape allowed";
 }
 
-INSTANTIATE_TEST_SUITE_P(AllKernels, KernelCorrectness, ::testing::ValuesIn(all_kernel_ids()),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& c : s)
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return s;
-                         });
+INSTANTIATE_TEST_SUITE_P(AllKernels, KernelCorrectness, ::testing::ValuesIn(all_kernel_ids()), kernel_test_name);
 
 }  // namespace

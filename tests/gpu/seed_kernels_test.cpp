@@ -51,12 +51,7 @@ TEST_P(SeedKernels, VerifyOnEveryStudySizeAndBlock) {
   EXPECT_GT(ran, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, SeedKernels, ::testing::ValuesIn(seed_kernel_ids()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Ladder, SeedKernels, ::testing::ValuesIn(seed_kernel_ids()), kernel_test_name);
 
 class SeedKernelCases : public GpuTest {};
 

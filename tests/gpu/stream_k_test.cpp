@@ -56,11 +56,6 @@ TEST_P(StreamKTail, PartialLastWavesMatchTheReference) {
   EXPECT_GT(ran, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTail, ::testing::ValuesIn(stream_k_kernels()), [](const auto& info) {
-  std::string s = info.param;
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  return s;
-});
+INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTail, ::testing::ValuesIn(stream_k_kernels()), kernel_test_name);
 
 }  // namespace
