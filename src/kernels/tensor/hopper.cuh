@@ -266,6 +266,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   Pair held[kDefer][kPairsPerBox];
   int held_row0 = 0, held_col0 = 0;
   bool held_pending = false;
+  // Deferred box b (a constant wherever this is called: held is indexed by constants only).
+  auto store_held = [&](int b) { store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]); };
   // One box every defer_stride k-tiles from k-tile 1 (a power of two, at most 8, small enough for
   // all of them to leave within K). Measured at 4096^3 (BF16, FP32 C): one box on each of k-tiles
   // 0 to 3 slowed the main loop by about 1600 cycles a tile, most of what the deferral saves
@@ -337,7 +339,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const int at = kb + b * defer_stride + defer_phase;
           for (; kt < at && kt < ke; ++kt) issue(kt), finish();
           if (kt < ke) issue(kt);
-          store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
+          store_held(b);
           if (kt < ke) finish(), ++kt;
         }
         held_pending = false;
@@ -401,7 +403,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if constexpr (Cfg::DEFER_BOXES > 0) {  // the last tile's deferred boxes
     if (held_pending) {
 #pragma unroll
-      for (int b = 0; b < Cfg::DEFER_BOXES; ++b) store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]);
+      for (int b = 0; b < Cfg::DEFER_BOXES; ++b) store_held(b);
     }
   }
   if constexpr (Cfg::kStreamK) raise_pending(args.sk, pending_flag, ctid);
