@@ -21,6 +21,7 @@ void register_fp32_warptile(Registry& r);
 void register_fp32_async(Registry& r);
 void register_fp32_raster(Registry& r);
 void register_fp32_splitk(Registry& r);
+void register_fp32_streamk(Registry& r);
 void register_fp32_tuned(Registry& r);
 // The tensor-core ladder (src/kernels/tensor/): TF32, BF16, FP16 with FP32 accumulation.
 void register_tc_wmma(Registry& r);
@@ -45,6 +46,7 @@ void register_all_kernels(Registry& r) {
   register_fp32_async(r);
   register_fp32_raster(r);
   register_fp32_splitk(r);
+  register_fp32_streamk(r);
   register_fp32_tuned(r);
   register_tc_wmma(r);
   register_tc_mma(r);

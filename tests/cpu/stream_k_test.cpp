@@ -15,7 +15,7 @@
 
 using gemmlab::tc::Schedule;
 using gemmlab::tc::plan_stream_k_tail;
-using gemmlab::tc::TailMode;
+using gemmlab::TailMode;
 using gemmlab::tc::TailPlan;
 
 namespace {

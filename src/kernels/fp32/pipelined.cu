@@ -67,8 +67,8 @@ auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
 }  // namespace
 
 std::string to_string(const PipelinedChoice& c) {
-  return fmt::format("{}x{}x{} thread {}x8 stages={} group={} splits={}", c.tile_m, c.tile_n, kBK, c.thread_m, c.stages,
-                     c.group_m, c.splits);
+  return fmt::format("{}x{}x{} thread {}x8 stages={} group={} splits={} stream_k={}", c.tile_m, c.tile_n, kBK,
+                     c.thread_m, c.stages, c.group_m, c.splits, c.stream_k);
 }
 
 int pipelined_threads(const PipelinedChoice& c) {
@@ -79,17 +79,56 @@ std::size_t pipelined_smem_bytes(const PipelinedChoice& c) {
   return dispatch(c, true, []<class Cfg>() { return Cfg::kSmemBytes; });
 }
 
-const void* pipelined_function(const PipelinedChoice& c, bool b_vec) {
-  return dispatch(c, b_vec, []<class Cfg>() { return reinterpret_cast<const void*>(&pipelined_gemm<Cfg>); });
+namespace {
+
+std::int64_t tile_count(const PipelinedChoice& c, const Shape& s) {
+  return ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
 }
 
-dim3 pipelined_grid(const PipelinedChoice& c, const Shape& s) {
-  const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
-  return dim3(unsigned(tiles), 1, unsigned(c.splits));
+// Blocks of this configuration resident on the GPU at once: the occupancy calculator's per-SM count
+// (registers, shared memory) times the SMs. Without a GPU, the count __launch_bounds__ plans for.
+int resident_blocks(const PipelinedChoice& c) {
+  return dispatch(c, true, []<class Cfg>() {
+    static const int per_sm = [] {
+      int n = 0;
+      if (cudaFuncSetAttribute(pipelined_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(Cfg::kSmemBytes)) != cudaSuccess ||
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, pipelined_gemm<Cfg>, Cfg::kThreads, Cfg::kSmemBytes) !=
+              cudaSuccess ||
+          n < 1) {
+        (void)cudaGetLastError();
+        return Cfg::kMinBlocks;
+      }
+      return n;
+    }();
+    return per_sm * current_sm_count();
+  });
+}
+
+}  // namespace
+
+StreamKTail pipelined_tail(const PipelinedChoice& c, const Shape& s) {
+  if (c.splits > 1 || c.stream_k == 0 || !dispatch(c, true, []<class Cfg>() { return Cfg::kStreamK; })) return {};
+  return plan_stream_k_tail(tile_count(c, s), resident_blocks(c), (s.k + kBK - 1) / kBK, TailMode(c.stream_k));
+}
+
+PipelinedMainLaunch pipelined_main_launch(const PipelinedChoice& c, const Shape& s, bool b_vec) {
+  const StreamKTail tail = pipelined_tail(c, s);
+  const std::int64_t whole = tile_count(c, s) - tail.tiles;
+  return dispatch(c, b_vec, [&]<class Cfg>() {
+    if constexpr (Cfg::kStreamK) {
+      if (tail.tiles > whole)
+        return PipelinedMainLaunch{reinterpret_cast<const void*>(&pipelined_tail_gemm<Cfg>), dim3(unsigned(tail.blocks))};
+    }
+    return PipelinedMainLaunch{reinterpret_cast<const void*>(&pipelined_gemm<Cfg>),
+                               dim3(unsigned(whole), 1, unsigned(c.splits))};
+  });
 }
 
 std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s) {
-  return c.splits > 1 ? std::size_t(c.splits) * std::size_t(s.m) * std::size_t(s.n) * sizeof(float) : 0;
+  if (c.splits > 1) return std::size_t(c.splits) * std::size_t(s.m) * std::size_t(s.n) * sizeof(float);
+  const StreamKTail tail = pipelined_tail(c, s);
+  return tail.tiles > 0 ? std::size_t(tail.slots()) * c.tile_m * c.tile_n * sizeof(float) : 0;
 }
 
 bool pipelined_compiled(const PipelinedChoice& c) {
@@ -106,7 +145,7 @@ std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shap
   if (!pipelined_compiled(c))
     return fmt::format("tile {}x{} with {}-row thread tiles is not compiled (8 rows: 64/128 x 64/128, 256x128, "
                        "128x256; 16 rows: 128x128, 128x256, 256x128)", c.tile_m, c.tile_n, c.thread_m);
-  const std::int64_t tiles = ((s.m + c.tile_m - 1) / c.tile_m) * ((s.n + c.tile_n - 1) / c.tile_n);
+  const std::int64_t tiles = tile_count(c, s);
   if (tiles > max_grid_x) return fmt::format("{} tiles exceed the grid limit of {}", tiles, max_grid_x);
   if (c.splits > max_grid_z) return fmt::format("{} splits exceed the grid limit of {}", c.splits, max_grid_z);
   return std::nullopt;
@@ -128,9 +167,15 @@ void launch_pipelined(const PipelinedChoice& c, const Shape& s, float alpha, con
                      splits > 1 ? static_cast<float*>(workspace) : nullptr, c.group_m,
                      N % 4 == 0 && aligned16(cmat) && aligned16(workspace)};
   if (splits > 1 && !workspace) throw Error("split-K needs a workspace");
+  args.tail = pipelined_tail(c, s);
+  if (args.tail.tiles > 0) {
+    if (!workspace || !aligned16(workspace)) throw Error("the stream-K tail needs a 16-byte aligned workspace");
+    args.tail_partials = static_cast<float*>(workspace);
+    args.tail_arrivals = stream_k_flags(stream);
+  }
   const bool b_vec = N % 4 == 0 && aligned16(b);
   dispatch(c, b_vec, [&]<class Cfg>() {
-    launch_pipelined<Cfg>(args, splits, stream);
+    launch_pipelined<Cfg>(args, unsigned(tile_count(c, s) - args.tail.tiles), splits, stream);
     return 0;
   });
   if (splits > 1) {

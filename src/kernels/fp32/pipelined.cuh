@@ -12,6 +12,8 @@
 // As[k][m] (pitch BM + 4: the 32 lanes of a warp write 32 different banks); B row by row in 16-byte
 // pieces when its rows are 16-byte aligned (N % 4 == 0), else in 4-byte pieces. Elements beyond the
 // matrix are zero-filled by cp.async itself (src-size 0), so edges need no special path in the math.
+// Work per block: one tile (or, with split-K, one slice of K of it: blockIdx.z), or with a stream-K
+// tail (stream_k_tail.hpp) a contiguous range of the last partial wave's k-tiles.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "kernels/device_utils.cuh"
+#include "kernels/fp32/stream_k_tail.hpp"
 
 namespace gemmlab::fp32 {
 
@@ -32,6 +35,9 @@ struct PipelinedArgs {
   float* partial;    // split-K: [splits][M][N] raw sums; nullptr: write C directly
   int group_m;       // rasterisation: tiles are visited in groups of group_m tile rows; 0 = row by row
   bool c_vec;        // C rows are 16-byte aligned (N % 4 == 0, aligned base): float4 epilogue
+  StreamKTail tail;         // tail.tiles == 0: every block multiplies a whole tile (or split-K slice)
+  float* tail_partials;     // [tail.slots()][BM * BN]: sums of the pieces that do not finish their tile
+  unsigned* tail_arrivals;  // [tail.tiles]: pieces of each tail tile stored so far; zero between launches
 };
 
 template <int WARPS_M, int WARPS_N, int BK, int STAGES, bool B_VEC, int TM = 8>
@@ -46,47 +52,44 @@ struct PipelinedConfig {
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
   // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
   static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
+  // The stream-K tail is compiled for the 16-row configurations only: they run one or two blocks
+  // per SM, so a partial last wave idles whole SMs.
+  static constexpr bool kStreamK = TM == 16;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
 };
 
-// Tile coordinates of this block, with optional grouping so that consecutive blocks share tiles of
-// B (and of A within a group): better L2 reuse than plain row-by-row order.
-__device__ __forceinline__ void tile_of_block(int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
-  const int pid = blockIdx.x;
+// Tile coordinates of tile number `tile`, with optional grouping so that consecutive blocks share
+// tiles of B (and of A within a group): better L2 reuse than plain row-by-row order.
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
   if (group_m <= 0) {
-    tm = pid / tiles_n;
-    tn = pid % tiles_n;
+    tm = tile / tiles_n;
+    tn = tile % tiles_n;
     return;
   }
   const int per_group = group_m * tiles_n;
-  const int first_m = (pid / per_group) * group_m;
+  const int first_m = (tile / per_group) * group_m;
   const int rows = min(tiles_m - first_m, group_m);
-  tm = first_m + (pid % per_group) % rows;
-  tn = (pid % per_group) / rows;
+  tm = first_m + (tile % per_group) % rows;
+  tn = (tile % per_group) / rows;
 }
 
+// acc = A[row0 .., k_begin .. k_end) x B[k_begin .. k_end), col0 ..] for this thread's outputs of
+// the tile at (row0, col0). Returns with every copy landed; the caller synchronises before the next
+// call reuses shared memory.
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p) {
+__device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* smem, int row0, int col0, int k_begin,
+                                              int k_end, float (&acc)[Cfg::kTM][8]) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK, STAGES = Cfg::kStages, THREADS = Cfg::kThreads;
-  extern __shared__ __align__(16) float smem[];
   float* As = smem;                          // [STAGES][BK][A_PITCH]
   float* Bs = smem + STAGES * Cfg::A_STAGE;  // [STAGES][BK][BN]
-
-  const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
-  int tm, tn;
-  tile_of_block(tiles_m, tiles_n, p.group_m, tm, tn);
-  const int row0 = tm * BM, col0 = tn * BN;
-  const int k_begin = blockIdx.z * p.k_per_split;
-  const int k_end = min(p.K, k_begin + p.k_per_split);
   const int tiles_k = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   constexpr int TM = Cfg::kTM;
   const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
   const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
-
   // Per-thread copy coordinates, fixed for the whole K loop (32-bit offsets: every matrix has fewer
   // than 2^31 elements, and 32-bit arithmetic keeps the register count down).
   // A: lanes take 8 consecutive k of 4 rows (32-byte global pieces, 32 distinct banks in As).
@@ -125,7 +128,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
     }
   };
 
-  float acc[TM][8] = {};
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
     if (s < tiles_k) load_stage(s, k_begin + s * BK);
@@ -165,8 +171,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
     }
   }
   dev::cp_async_wait<0>();
+}
 
-  // Epilogue: C = alpha * acc + beta * C, or the raw partial sum of this split.
+// Writes this thread's outputs of the tile at (row0, col0): C = alpha * acc + beta * C, or with
+// split-K the raw sums into this slice's plane of the workspace.
+template <class Cfg>
+__device__ __forceinline__ void store_tile(const PipelinedArgs& p, const float (&acc)[Cfg::kTM][8], int row0, int col0) {
+  constexpr int TM = Cfg::kTM;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
+  const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
   const bool vec_out = p.c_vec;
   float* out_base = p.partial ? p.partial + std::size_t(blockIdx.z) * p.M * p.N : p.C;
 #pragma unroll
@@ -197,6 +211,97 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
   }
 }
 
+// Stream-K tail: acc holds this block's piece (block b of the tail) of tail tile t. Returns true
+// when acc then holds the whole tile's sums and the caller writes C: at once when the piece is the
+// tile's only one. Otherwise every piece stores its sums to its slot and counts itself in, and the
+// piece that arrives last adds all the slots, its own included, in piece order: the result does not
+// depend on which piece that is, and acc is free while the sums are formed (adding the own piece
+// from registers instead keeps two sets of 4 x TM x 2 values live, and ptxas spills). A slot holds
+// each thread's quads at [q][thread]: coalesced float4 stores, and the block that adds them back has
+// the same threads at the same outputs.
+template <class Cfg>
+__device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int t, float (&acc)[Cfg::kTM][8]) {
+  constexpr int TM = Cfg::kTM, QUADS = 2 * TM, THREADS = Cfg::kThreads;
+  constexpr std::size_t SLOT = std::size_t(Cfg::BM) * Cfg::BN / 4;  // float4s per slot
+  const StreamKTail& tail = p.tail;
+  const int first = tail.first_block(t), pieces = tail.pieces(t);
+  if (pieces == 1) return true;
+  float4* const slots = reinterpret_cast<float4*>(p.tail_partials) + threadIdx.x;
+  float4* const mine = slots + std::size_t(tail.slot(b, t)) * SLOT;
+#pragma unroll
+  for (int q = 0; q < QUADS; ++q)
+    mine[q * THREADS] = make_float4(acc[q / 2][4 * (q % 2)], acc[q / 2][4 * (q % 2) + 1], acc[q / 2][4 * (q % 2) + 2],
+                                    acc[q / 2][4 * (q % 2) + 3]);
+  // Release: this block's sums reach L2 before its arrival is counted.
+  __threadfence();
+  __syncthreads();
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&p.tail_arrivals[t], 1u) + 1 == unsigned(pieces);
+    if (last) p.tail_arrivals[t] = 0;  // every piece has arrived: ready for the next launch
+    __threadfence();                   // acquire: the other pieces' sums, read below
+  }
+  __syncthreads();
+  if (!last) return false;
+  // The pieces of a tile have consecutive blocks and one tile, so consecutive slots. Piece by piece,
+  // all of a piece's loads at once (one dependent load after another would wait out the L2 latency
+  // 2 x TM times per piece). .cg: from L2, where the other blocks' sums are, not from this SM's L1.
+  const float4* piece = slots + std::size_t(tail.slot(first, t)) * SLOT;
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+  for (int j = 0; j < pieces; ++j, piece += SLOT) {
+#pragma unroll
+    for (int q = 0; q < QUADS; ++q) {
+      const float4 v = __ldcg(piece + q * THREADS);
+      float* const a = &acc[q / 2][4 * (q % 2)];
+      a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
+    }
+  }
+  return true;
+}
+
+// One block per tile, or per split-K slice of one (blockIdx.z). With a stream-K tail, the grid
+// holds the whole tiles only, and pipelined_tail_gemm follows it.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p) {
+  extern __shared__ __align__(16) float smem[];
+  const int tiles_m = (p.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.N + Cfg::BN - 1) / Cfg::BN;
+  int tm, tn;
+  tile_coords(blockIdx.x, tiles_m, tiles_n, p.group_m, tm, tn);
+  const int k_begin = blockIdx.z * p.k_per_split;
+  float acc[Cfg::kTM][8];
+  multiply_tile<Cfg>(p, smem, tm * Cfg::BM, tn * Cfg::BN, k_begin, min(p.K, k_begin + p.k_per_split), acc);
+  store_tile<Cfg>(p, acc, tm * Cfg::BM, tn * Cfg::BN);
+}
+
+// The stream-K tail, launched after pipelined_gemm on the same stream: block b multiplies its range
+// of the tail's k-tiles (stream_k_tail.hpp), piece by piece. A kernel of its own because the piece
+// loop and the fix-up change how ptxas compiles the main loop: with both paths in pipelined_gemm,
+// its whole tiles ran 6% slower on the H100 (docs/kernels/fp32-ladder.md, step 8).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail_gemm(PipelinedArgs p) {
+  extern __shared__ __align__(16) float smem[];
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK;
+  const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
+  const StreamKTail& tail = p.tail;
+  const int b = blockIdx.x;
+  const std::int64_t end = tail.begin(b + 1);
+  float acc[Cfg::kTM][8];
+  for (std::int64_t i = tail.begin(b); i < end;) {
+    const int t = int(i / tail.k_tiles), kb = int(i % tail.k_tiles);
+    const int ke = int(min(std::int64_t(tail.k_tiles), kb + (end - i)));
+    __syncthreads();  // the previous piece has finished reading shared memory
+    int tm, tn;
+    tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
+    multiply_tile<Cfg>(p, smem, tm * BM, tn * BN, kb * BK, min(p.K, ke * BK), acc);
+    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, acc, tm * BM, tn * BN);
+    i += ke - kb;
+  }
+}
+
 // Split-K, second pass: C = alpha * sum of the partial sums + beta * C.
 __global__ void splitk_reduce(int M, int N, int splits, float alpha, float beta, const float* __restrict__ partial,
                               float* __restrict__ C);
@@ -212,18 +317,30 @@ void ensure_smem_attribute() {
                                       int(Cfg::kSmemBytes)));
   });
 }
-
 template <class Cfg>
-dim3 pipelined_grid(int M, int N, int splits) {
-  const int tiles = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
-  return dim3(unsigned(tiles), 1, unsigned(splits));
+void ensure_tail_smem_attribute() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    GEMMLAB_CUDA(cudaFuncSetAttribute(pipelined_tail_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(Cfg::kSmemBytes)));
+  });
 }
 
+// Launches one configuration: the whole tiles (or split-K slices), then the stream-K tail if any.
 template <class Cfg>
-void launch_pipelined(const PipelinedArgs& a, int splits, cudaStream_t s) {
+void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, cudaStream_t s) {
   ensure_smem_attribute<Cfg>();
-  pipelined_gemm<Cfg><<<pipelined_grid<Cfg>(a.M, a.N, splits), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
-  GEMMLAB_CHECK_LAUNCH();
+  if (whole_tiles > 0) {
+    pipelined_gemm<Cfg><<<dim3(whole_tiles, 1, unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
+    GEMMLAB_CHECK_LAUNCH();
+  }
+  if constexpr (Cfg::kStreamK) {
+    if (a.tail.tiles > 0) {
+      ensure_tail_smem_attribute<Cfg>();
+      pipelined_tail_gemm<Cfg><<<unsigned(a.tail.blocks), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
+      GEMMLAB_CHECK_LAUNCH();
+    }
+  }
 }
 
 }  // namespace gemmlab::fp32

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "core/types.hpp"
+#include "kernels/fp32/stream_k_tail.hpp"
 
 namespace gemmlab::fp32 {
 
@@ -22,17 +23,28 @@ struct PipelinedChoice {
   int thread_m = 8;  // rows of the thread tile (8 or 16; 16 with tiles 128x128, 128x256, 256x128)
   int group_m = 0;  // rasterisation group (0: row by row)
   int splits = 1;   // split-K factor (1: none)
+  int stream_k = 0;  // stream-K tail for a partial last wave (TailMode: 0 off, 1 when the model gains, 2 always);
+                     // only without split-K, and compiled with 16-row thread tiles only
 };
 
 std::string to_string(const PipelinedChoice& c);
 
-// Threads, dynamic shared memory and the __global__ function of a configuration.
+// Threads and dynamic shared memory of a configuration's blocks.
 int pipelined_threads(const PipelinedChoice& c);
 std::size_t pipelined_smem_bytes(const PipelinedChoice& c);
-const void* pipelined_function(const PipelinedChoice& c, bool b_vec);
-dim3 pipelined_grid(const PipelinedChoice& c, const Shape& s);
 
-// Scratch memory for split-K partial sums.
+// The launch that does most of a shape's work, for the occupancy and profiler analyses: the
+// whole-tile kernel, or the stream-K tail's when the tail has more tiles than the rest.
+struct PipelinedMainLaunch {
+  const void* function;
+  dim3 grid;
+};
+PipelinedMainLaunch pipelined_main_launch(const PipelinedChoice& c, const Shape& s, bool b_vec);
+
+// The stream-K tail a launch of this configuration uses on this GPU (tail.tiles == 0: none).
+StreamKTail pipelined_tail(const PipelinedChoice& c, const Shape& s);
+
+// Scratch memory for split-K partial sums, or for the stream-K tail's.
 std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s);
 
 bool pipelined_compiled(const PipelinedChoice& c);

@@ -26,12 +26,20 @@ class PipelinedKernel : public KernelBase {
       t.global_stores += double(c.splits) * s.m * s.n;
       t.global_loads += double(c.splits) * s.m * s.n;
     }
+    const StreamKTail tail = pipelined_tail(c, s);
+    if (tail.tiles > 0) {  // pieces' sums stored to slots, read back by the last piece of each tile
+      const double slot = double(c.tile_m) * c.tile_n;
+      const StreamKTail::SlotTraffic n = tail.slot_traffic();
+      t.global_stores += double(n.stored) * slot;
+      t.global_loads += double(n.read) * slot;
+    }
     return t;
   }
 
   LaunchPlan plan(const Shape& s, const Params& p) const override {
     const PipelinedChoice c = choose(s, p);
-    return {pipelined_function(c, s.n % 4 == 0), pipelined_grid(c, s), dim3(unsigned(pipelined_threads(c))),
+    const PipelinedMainLaunch main = pipelined_main_launch(c, s, s.n % 4 == 0);
+    return {main.function, main.grid, dim3(unsigned(pipelined_threads(c))),
             pipelined_smem_bytes(c)};
   }
 

@@ -1,9 +1,9 @@
-// FP32 ladder, step 8: one kernel that picks its configuration per shape.
+// FP32 ladder, step 9: one kernel that picks its configuration per shape.
 //
-// Steps 5-7 expose their knobs; this step chooses them. For every compiled tile shape and split-K
+// Steps 5-8 expose their knobs; this step chooses them. For every compiled tile shape and split-K
 // factor it estimates the run time from a simple model (how many waves of blocks the shape needs on
-// this GPU, each tile shape's measured relative efficiency, the extra traffic of split-K) and runs
-// the cheapest. The efficiencies come from `gemmlab tune` on an H100 (docs/kernels/fp32-ladder.md).
+// this GPU, each tile shape's measured relative efficiency, the extra traffic of split-K, the
+// stream-K tail of step 8 where its own cost model keeps one) and runs the cheapest. The efficiencies come from `gemmlab tune` on an H100 (docs/kernels/fp32-ladder.md).
 // The model and its calibration are in docs/kernels/fp32-ladder.md.
 #include <cmath>
 #include <limits>
@@ -33,12 +33,30 @@ constexpr TileOption kTiles[] = {
 };
 constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
 
+fp32::PipelinedChoice choice_of(const TileOption& t, int splits) {
+  fp32::PipelinedChoice c;
+  c.tile_m = t.tile_m;
+  c.tile_n = t.tile_n;
+  c.thread_m = t.thread_m;
+  c.stages = t.stages;
+  c.group_m = 8;
+  c.splits = splits;
+  c.stream_k = splits == 1 ? int(TailMode::when_faster) : 0;
+  return c;
+}
+
 // Estimated time, in units of one 128x128 tile times one k on one SM: the blocks are spread evenly
 // over the SMs, the busiest SM sets the time; split-K adds its reduction pass (memory-bound: about
-// 115 units per 4 MB moved on an H100).
+// 115 units per 4 MB moved on an H100). With a stream-K tail, the last partial wave costs each
+// block its range of the tail's k-tiles plus the tail's overhead instead of a whole tile.
 double estimate(const TileOption& t, int splits, const Shape& s, int sms) {
   const double tiles = double((s.m + t.tile_m - 1) / t.tile_m) * double((s.n + t.tile_n - 1) / t.tile_n);
-  const double per_sm = std::ceil(tiles * splits / sms);
+  const fp32::StreamKTail tail = fp32::pipelined_tail(choice_of(t, splits), s);
+  double per_sm = std::ceil(tiles * splits / sms);
+  if (tail.tiles > 0) {
+    const double range = std::ceil(double(tail.iters()) / tail.blocks);
+    per_sm = double(tail.whole) / sms + double(tail.blocks) / sms * (range + fp32::kTailOverhead) / tail.k_tiles;
+  }
   const double k_slice = std::ceil(double(s.k) / splits);
   double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency;
   if (splits > 1) time += double(splits + 1) * double(s.m) * s.n * 4.0 / (4.0 * 1024 * 1024) * 115.0;
@@ -54,12 +72,7 @@ fp32::PipelinedChoice choose_for(const Shape& s, int sms) {
       const double time = estimate(t, splits, s, sms);
       if (time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
         best = time;
-        pick.tile_m = t.tile_m;
-        pick.tile_n = t.tile_n;
-        pick.thread_m = t.thread_m;
-        pick.stages = t.stages;
-        pick.group_m = 8;
-        pick.splits = splits;
+        pick = choice_of(t, splits);
       }
     }
   return pick;
@@ -81,12 +94,13 @@ class Tuned final : public fp32::PipelinedKernel {
     KernelInfo i;
     i.id = "fp32.tuned";
     i.family = "fp32";
-    i.step = 8;
-    i.title = "Shape-aware dispatch: tile shape and split-K chosen per problem";
+    i.step = 9;
+    i.title = "Shape-aware dispatch: tile shape, split-K and stream-K tail chosen per problem";
     i.origin = "technique: per-shape kernel selection from autotuning (gemmlab tune)";
     i.summary =
         "Chooses among the pipelined configurations (128x256 and 128x128 with 16x8 thread tiles, 64x128 and "
-        "64x64 with 8x8, split-K 1-8) with a load-balance model calibrated by autotuning on an H100.";
+        "64x64 with 8x8, split-K 1-8, the stream-K tail of step 8) with a load-balance model calibrated by "
+        "autotuning on an H100.";
     i.constraints = "any M, N, K >= 1";
     return i;
   }

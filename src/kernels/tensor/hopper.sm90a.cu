@@ -58,12 +58,12 @@ unsigned grid_size(const Shape& s, int sms) {
 
 // The stream-K tail of a launch, and the workspace its partial sums take (a slot per CTA).
 template <class Cfg>
-tc::TailPlan tail_plan(const Shape& s, int sms, tc::TailMode mode) {
+tc::TailPlan tail_plan(const Shape& s, int sms, TailMode mode) {
   if (!Cfg::kStreamK) return {};
   return tc::plan_stream_k_tail(unit_count<Cfg>(s), grid_size<Cfg>(s, sms) / Cfg::kCluster, ceil_div(s.k, Cfg::BK), mode);
 }
 template <class Cfg>
-std::size_t stream_k_bytes(const Shape& s, int sms, tc::TailMode mode) {
+std::size_t stream_k_bytes(const Shape& s, int sms, TailMode mode) {
   return tc::stream_k_workspace(tail_plan<Cfg>(s, sms, mode).units, grid_size<Cfg>(s, sms), Cfg::BM, Cfg::BN);
 }
 
@@ -95,7 +95,7 @@ tc::TmaMaps build_maps(const tc::TmaKey& k) {
 // stream_k: the workspace for the partial sums of a stream-K tail (null: whole units only).
 template <class Cfg>
 void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext& ctx, int group_m, void* stream_k,
-                   tc::TailMode mode) {
+                   TailMode mode) {
   static tc::TmaMapCache cache;
   static std::once_flag once;
   auto* kernel = &tc::sm90::hopper_gemm<Cfg>;
@@ -109,9 +109,9 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
   tc::sm90::StreamK sk;
   if (const tc::TailPlan tail = tail_plan<Cfg>(o.shape, sms, mode); stream_k && tail.units > 0) {
-    static_assert(2 * 1024 <= tc::kStreamKFlags, "a flag per CTA and consumer warpgroup");
+    static_assert(2 * 1024 <= kStreamKFlags, "a flag per CTA and consumer warpgroup");
     sk.partials = static_cast<float*>(stream_k);
-    sk.flags = tc::stream_k_flags(ctx.stream);
+    sk.flags = stream_k_flags(ctx.stream);
     sk.tail_units = tail.units;
     sk.owner_k = tail.owner_k;
   }
@@ -129,8 +129,8 @@ class HopperKernelBase : public KernelBase {
   using KernelBase::KernelBase;
   // stream_k: workspace of stream_k_workspace() bytes for a stream-K tail, or null (whole units).
   virtual void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
-                               void* stream_k, tc::TailMode mode) const = 0;
-  virtual std::size_t stream_k_workspace(const Shape& s, tc::TailMode mode) const = 0;
+                               void* stream_k, TailMode mode) const = 0;
+  virtual std::size_t stream_k_workspace(const Shape& s, TailMode mode) const = 0;
 };
 
 template <class CfgF32, class CfgSame>
@@ -175,15 +175,15 @@ class HopperKernel : public HopperKernelBase {
       tc::launch_mma_sync(info_.precision, g, ctx.stream);
       return;
     }
-    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m, nullptr, tc::TailMode::off);
+    launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group_m, nullptr, TailMode::off);
   }
 
-  std::size_t stream_k_workspace(const Shape& s, tc::TailMode mode) const override {
+  std::size_t stream_k_workspace(const Shape& s, TailMode mode) const override {
     return stream_k_bytes<CfgF32>(s, current_sm_count(), mode);  // CfgSame has the same tiles and grid
   }
 
   void launch_operands(const Operands& o, const GemmArgs& g, const ExecContext& ctx, int group_m,
-                       void* stream_k, tc::TailMode mode) const override {
+                       void* stream_k, TailMode mode) const override {
     if (g.c_type == DType::f32) {
       launch_hopper<CfgF32>(o, g.alpha, g.beta, ctx, group_m, stream_k, mode);
     } else if constexpr (!std::is_void_v<CfgSame>) {
@@ -197,7 +197,7 @@ class HopperKernel : public HopperKernelBase {
   int group_m_;
 };
 
-tc::TailMode tail_mode(const Params& p) { return tc::TailMode(p.at("stream_k")); }
+TailMode tail_mode(const Params& p) { return TailMode(p.at("stream_k")); }
 
 // Rows of the operand copies for shapes whose K or N is not a multiple of 8, padded with zeros.
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }

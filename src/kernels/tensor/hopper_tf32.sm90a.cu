@@ -68,7 +68,7 @@ int cluster_size(const Shape& s, const Params& p, int sms) {
 tc::TailPlan tail_plan(const Shape& s, const Params& p, int sms) {
   const int c = cluster_size(s, p, sms);
   return tc::plan_stream_k_tail(unit_count(s, c), grid_size(s, c, sms) / c, ceil_div(s.k, Cfg::BK),
-                                tc::TailMode(p.at("stream_k")));
+                                TailMode(p.at("stream_k")));
 }
 std::size_t stream_k_bytes(const Shape& s, const Params& p, int sms) {
   return tc::stream_k_workspace(tail_plan(s, p, sms).units, grid_size(s, cluster_size(s, p, sms), sms), Cfg::BM,
@@ -119,7 +119,7 @@ class SwappedTf32 final : public KernelBase {
       if (!ctx.workspace || ctx.workspace_bytes < bytes)
         throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, bytes));
       const tc::TailPlan tail = tail_plan(s, p, sms);
-      args.sk = {static_cast<float*>(ctx.workspace), tc::stream_k_flags(ctx.stream), tail.units, tail.owner_k};
+      args.sk = {static_cast<float*>(ctx.workspace), stream_k_flags(ctx.stream), tail.units, tail.owner_k};
     }
     const tc::ClusterLaunch launch(dim3(grid_size(s, cluster, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
                                    cluster);

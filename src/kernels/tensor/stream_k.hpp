@@ -25,11 +25,7 @@
 
 #include <cuda_runtime.h>
 
-#if defined(__CUDACC__)
-#define GEMMLAB_HD __host__ __device__
-#else
-#define GEMMLAB_HD
-#endif
+#include "kernels/stream_k_flags.hpp"
 
 namespace gemmlab::tc {
 
@@ -103,9 +99,6 @@ struct TailPlan {
   int owner_k = 0;
 };
 
-// When a stream-K tail is used (the kernels' `stream_k` parameter).
-enum class TailMode { off = 0, when_faster = 1, always = 2 };
-
 // The kernels' description of their `stream_k` parameter (its values are TailMode's).
 inline constexpr const char* kStreamKParamHelp =
     "a partial last wave shared out by a stream-K tail: 1 where the cost model predicts a gain (on an H100 "
@@ -147,11 +140,5 @@ inline TailPlan plan_stream_k_tail(std::int64_t units, std::int64_t clusters, st
 inline std::size_t stream_k_workspace(int tail_units, std::int64_t grid_ctas, int bm, int bn) {
   return tail_units > 0 ? std::size_t(grid_ctas) * bm * bn * sizeof(float) : 0;
 }
-
-// Flags the kernels raise and clear (one per CTA and consumer warpgroup): zeroed device memory that
-// belongs to the calling device and stream, so that launches on other streams cannot interfere.
-// Every launch leaves them zero again. Room for `kStreamKFlags` flags.
-inline constexpr int kStreamKFlags = 4096;
-unsigned* stream_k_flags(cudaStream_t stream);
 
 }  // namespace gemmlab::tc

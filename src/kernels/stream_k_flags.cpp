@@ -1,4 +1,4 @@
-#include "kernels/tensor/stream_k.hpp"
+#include "kernels/stream_k_flags.hpp"
 
 #include <map>
 #include <mutex>
@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 
-namespace gemmlab::tc {
+namespace gemmlab {
 
 unsigned* stream_k_flags(cudaStream_t stream) {
   static std::mutex mu;
@@ -22,4 +22,4 @@ unsigned* stream_k_flags(cudaStream_t stream) {
   return flags;
 }
 
-}  // namespace gemmlab::tc
+}  // namespace gemmlab
