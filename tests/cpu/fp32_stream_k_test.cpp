@@ -108,6 +108,7 @@ TEST(Fp32StreamKTail, TheCostModelKeepsTheTailWhereItGains) {
   EXPECT_EQ(plan_stream_k_tail(528, 132, 256, TailMode::always).tiles, 0);           // whole waves (4097x4095)
   EXPECT_EQ(plan_stream_k_tail(513, 132, 1, TailMode::always).tiles, 0);             // nothing to share
   EXPECT_EQ(plan_stream_k_tail(512, 132, 256, TailMode::off).tiles, 0);
+  EXPECT_EQ(plan_stream_k_tail(133, 132, std::int64_t(1) << 31, TailMode::always).tiles, 0);  // 32-bit counts
   // Less than a wave: the tail is all of it, and with few k-tiles the ranges stay non-empty.
   const StreamKTail small = plan_stream_k_tail(4, 132, 2, TailMode::always);
   EXPECT_EQ(small.whole, 0);

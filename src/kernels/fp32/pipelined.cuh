@@ -52,9 +52,10 @@ struct PipelinedConfig {
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
   // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
   static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
-  // The stream-K tail is compiled for the 16-row configurations only: they run one or two blocks
-  // per SM, so a partial last wave idles whole SMs.
-  static constexpr bool kStreamK = TM == 16;
+  // The stream-K tail is compiled for the configurations that fill an SM with one block (16-row
+  // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
+  // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
+  static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
@@ -288,11 +289,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
   const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
   const StreamKTail& tail = p.tail;
   const int b = blockIdx.x;
-  const std::int64_t end = tail.begin(b + 1);
+  const int end = int(tail.begin(b + 1));  // 32-bit iteration counts (plan_stream_k_tail): fewer registers
   float acc[Cfg::kTM][8];
-  for (std::int64_t i = tail.begin(b); i < end;) {
-    const int t = int(i / tail.k_tiles), kb = int(i % tail.k_tiles);
-    const int ke = int(min(std::int64_t(tail.k_tiles), kb + (end - i)));
+  for (int i = int(tail.begin(b)); i < end;) {
+    const int t = i / tail.k_tiles, kb = i % tail.k_tiles;
+    const int ke = min(tail.k_tiles, kb + (end - i));
     __syncthreads();  // the previous piece has finished reading shared memory
     int tm, tn;
     tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);

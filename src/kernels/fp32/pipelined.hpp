@@ -24,7 +24,7 @@ struct PipelinedChoice {
   int group_m = 0;  // rasterisation group (0: row by row)
   int splits = 1;   // split-K factor (1: none)
   int stream_k = 0;  // stream-K tail for a partial last wave (TailMode: 0 off, 1 when the model gains, 2 always);
-                     // only without split-K, and compiled with 16-row thread tiles only
+                     // only without split-K, compiled for 128x256 and 256x128 with 16-row thread tiles
 };
 
 std::string to_string(const PipelinedChoice& c);

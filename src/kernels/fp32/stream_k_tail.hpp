@@ -64,11 +64,12 @@ inline constexpr int kTailOverhead = 3;
 // waves are whole or a tile has a single k-tile (there is nothing to share). when_faster keeps the
 // tail only where the busiest block's modelled range (its share, plus the overhead) beats the whole
 // tile the last wave costs by at least 10%; always keeps it whenever the last wave is partial (for
-// the tests), with ranges of at least one k-tile. The tail's counters must fit the flags buffer.
+// the tests), with ranges of at least one k-tile. The tail's counters must fit the flags buffer, and
+// its iterations a 32-bit int (the tail kernel counts them in 32 bits to save registers).
 inline StreamKTail plan_stream_k_tail(std::int64_t units, int resident, std::int64_t k_tiles, TailMode mode) {
   if (mode == TailMode::off || resident <= 0 || k_tiles < 2 || units % resident == 0) return {};
   const std::int64_t tail = units % resident;
-  if (tail > kStreamKFlags || tail * k_tiles >= (std::int64_t(1) << 40)) return {};
+  if (tail > kStreamKFlags || tail * k_tiles >= (std::int64_t(1) << 31)) return {};
   const std::int64_t blocks = std::min<std::int64_t>(resident, tail * k_tiles);
   const std::int64_t range = (tail * k_tiles + blocks - 1) / blocks;
   if (mode == TailMode::when_faster && 10 * (range + kTailOverhead) > 9 * k_tiles) return {};
