@@ -309,35 +309,27 @@ __global__ void splitk_reduce(int M, int N, int splits, float alpha, float beta,
 
 // Launch helpers (host side) ------------------------------------------------------------------
 
-// Raise the dynamic shared-memory limit of one instantiation once per process.
-template <class Cfg>
+// Raise the dynamic shared-memory limit of one kernel (pipelined_gemm<Cfg> or
+// pipelined_tail_gemm<Cfg>) once per process.
+template <class Cfg, auto Kernel>
 void ensure_smem_attribute() {
   static std::once_flag once;
   std::call_once(once, [] {
-    GEMMLAB_CUDA(cudaFuncSetAttribute(pipelined_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(Cfg::kSmemBytes)));
-  });
-}
-template <class Cfg>
-void ensure_tail_smem_attribute() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    GEMMLAB_CUDA(cudaFuncSetAttribute(pipelined_tail_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(Cfg::kSmemBytes)));
+    GEMMLAB_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
   });
 }
 
 // Launches one configuration: the whole tiles (or split-K slices), then the stream-K tail if any.
 template <class Cfg>
 void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, cudaStream_t s) {
-  ensure_smem_attribute<Cfg>();
   if (whole_tiles > 0) {
+    ensure_smem_attribute<Cfg, pipelined_gemm<Cfg>>();
     pipelined_gemm<Cfg><<<dim3(whole_tiles, 1, unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
     GEMMLAB_CHECK_LAUNCH();
   }
   if constexpr (Cfg::kStreamK) {
     if (a.tail.tiles > 0) {
-      ensure_tail_smem_attribute<Cfg>();
+      ensure_smem_attribute<Cfg, pipelined_tail_gemm<Cfg>>();
       pipelined_tail_gemm<Cfg><<<unsigned(a.tail.blocks), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
       GEMMLAB_CHECK_LAUNCH();
     }
