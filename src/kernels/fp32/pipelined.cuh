@@ -56,6 +56,11 @@ struct PipelinedConfig {
   // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
   // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
   static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
+  // FMA order inside a k step (multiply_tile): every other column bottom-up for 16-row thread tiles
+  // (128x256 at 4096^3: 0.7 to 0.9% faster than plain columns), plain columns for 8-row ones (the
+  // snake order made ptxas pair same-parity registers in 9% of the FMAs, and 64x128 ran 12% slower).
+  // docs/results/h100/experiments-2026-11-22i/7-fma-order.txt.
+  static constexpr bool kSnakeOrder = TM == 16;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
@@ -138,38 +143,65 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
     if (s < tiles_k) load_stage(s, k_begin + s * BK);
     dev::cp_async_commit();  // empty groups too: keeps the group count in step with the tiles
   }
-
-  for (int t = 0; t < tiles_k; ++t) {
+  // Makes tile t visible to every thread and starts the copies of tile t + STAGES - 1 into the slot
+  // of tile t - 1, whose last reads every thread issued before this barrier.
+  auto next_tile = [&](int t) {
     dev::cp_async_wait<STAGES - 2>();  // tile t has landed (for this thread's copies) ...
-    __syncthreads();                   // ... for everyone's, and everyone is done with tile t - 1
+    __syncthreads();                   // ... for everyone's, and everyone is done reading tile t - 1
     const int next = t + STAGES - 1;
     if (next < tiles_k) load_stage(next % STAGES, k_begin + next * BK);
     dev::cp_async_commit();
+  };
 
-    const float* as = As + (t % STAGES) * Cfg::A_STAGE + wm + lm;
-    const float* bs = Bs + (t % STAGES) * Cfg::B_STAGE + wn + ln;
-    float a[2][TM], b[2][8];
-    auto load_frag = [&](int buf, int k) {
+  float a[2][TM], b[2][8];
+  const float* const a_frag = As + wm + lm;
+  const float* const b_frag = Bs + wn + ln;
+  // Piece q of the fragments of k in slot `slot`: q < TM / 4 a float4 of A, then two of B.
+  constexpr int PIECES = TM / 4 + 2;
+  auto load_piece = [&](int buf, int slot, int k, int q) {
+    const float* as = a_frag + slot * Cfg::A_STAGE + k * Cfg::A_PITCH;
+    const float* bs = b_frag + slot * Cfg::B_STAGE + k * BN;
+    if (q < TM / 4)
+      *reinterpret_cast<float4*>(&a[buf][4 * q]) = *reinterpret_cast<const float4*>(as + 16 * q);
+    else
+      *reinterpret_cast<float4*>(&b[buf][4 * (q - TM / 4)]) = *reinterpret_cast<const float4*>(bs + 32 * (q - TM / 4));
+  };
+  auto load_frag = [&](int buf, int slot, int k) {
 #pragma unroll
-      for (int g = 0; g < TM / 4; ++g)
-        *reinterpret_cast<float4*>(&a[buf][4 * g]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16 * g);
-      *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * BN);
-      *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * BN + 32);
-    };
-    load_frag(0, 0);
+    for (int q = 0; q < PIECES; ++q) load_piece(buf, slot, k, q);
+  };
+  if (tiles_k > 0) {
+    next_tile(0);
+    load_frag(0, 0, 0);
+  }
+  for (int t = 0, slot = 0; t < tiles_k; ++t) {
+    const int next_slot = slot + 1 < STAGES ? slot + 1 : 0;
 #pragma unroll
     for (int k = 0; k < BK; ++k) {
-      if (k + 1 < BK) load_frag((k + 1) & 1, k + 1);  // next fragments load while these FMAs issue
-      // Column-major order (j outer): consecutive FMAs share b[j] from the operand reuse cache and
-      // read a[i] and acc[i][j] from the register file. Row-major order pairs b[j] with acc[i][j],
-      // which ptxas places in registers of the same parity (both come in aligned quads: LDS.128 and
-      // the float4 epilogue); on the H100 that order left 89% of the FMAs with same-parity register
-      // sources against 31% here, and ran 0.7 to 1.3% slower (docs/kernels/fp32-ladder.md).
+      // The fragments of k + 1 load into the other register set while the FMAs of k issue, one
+      // float4 after each column of FMAs (spread out, not in a burst). At the last k of a tile the
+      // barrier of tile t + 1 comes first, and that tile's first fragments load during the last
+      // FMAs of tile t: no warp waits out a shared-load latency after the barrier. After the last
+      // tile the barrier still comes and the fragments load from a stale slot, unused: one loop body
+      // without a branch (with the branch, ptxas bunched the shared loads, and 128x256 ran 6% slower).
+      if (k + 1 == BK) next_tile(t + 1);
+      const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;
+      // Column by column (j outer): consecutive FMAs share b[j] through the operand reuse cache.
+      // Row by row, b[j] and acc[i][j] are same-parity registers (both come in aligned quads: LDS.128
+      // and the float4 epilogue), which ran 0.7 to 1.3% slower on the H100. kSnakeOrder runs every
+      // other column bottom-up, so that a[i] is shared across the column change too (see the
+      // config); ptxas reorders the FMAs either way, and only measurement decides.
 #pragma unroll
-      for (int j = 0; j < 8; ++j)
+      for (int j = 0; j < 8; ++j) {
 #pragma unroll
-        for (int i = 0; i < TM; ++i) acc[i][j] += a[k & 1][i] * b[k & 1][j];
+        for (int ii = 0; ii < TM; ++ii) {
+          const int i = Cfg::kSnakeOrder && j % 2 ? TM - 1 - ii : ii;
+          acc[i][j] += a[k & 1][i] * b[k & 1][j];
+        }
+        if (j < PIECES) load_piece((k + 1) & 1, ks, kn, j);
+      }
     }
+    slot = next_slot;
   }
   dev::cp_async_wait<0>();
 }
