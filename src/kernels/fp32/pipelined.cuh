@@ -56,10 +56,18 @@ struct PipelinedConfig {
   // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
   // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
   static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
-  // FMA order inside a k step (multiply_tile): every other column bottom-up for 16-row thread tiles
-  // (128x256 at 4096^3: 0.7 to 0.9% faster than plain columns), plain columns for 8-row ones (the
-  // snake order made ptxas pair same-parity registers in 9% of the FMAs, and 64x128 ran 12% slower).
-  // docs/results/h100/experiments-2026-11-22i/7-fma-order.txt.
+  // Two choices of multiply_tile's inner loop, both made by measurement on the H100
+  // (docs/results/h100/experiments-2026-11-22i/, docs/kernels/fp32-ladder.md). Both change which
+  // registers ptxas assigns, and FMAs whose three source registers share a register bank (all even
+  // or all odd, none from the reuse cache) are what these loops lose time to:
+  // - kCrossBarrier: tile t + 1's barrier and first fragment loads before the last k of tile t.
+  //   64x128 (8x8, 128 threads) went from 81.7% to 92% of cuBLAS at 4096^3. It needs registers:
+  //   under the 128-register budget of two 256-thread blocks (or one of 512) ptxas paid with bank
+  //   conflicts (10 FMAs of 1024 in a k tile with all sources in one bank became 105), and
+  //   128x128 (8x8) fell from 88% to 79%. So: only where a thread has ~170 registers or more.
+  // - kSnakeOrder: every other FMA column bottom-up. 128x256 (16x8): 0.7 to 0.9% faster; for 8-row
+  //   tiles it tripled the one-bank FMAs of 64x128, which ran 12% slower.
+  static constexpr bool kCrossBarrier = kThreads * kMinBlocks <= 384;
   static constexpr bool kSnakeOrder = TM == 16;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
@@ -152,56 +160,83 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
     if (next < tiles_k) load_stage(next % STAGES, k_begin + next * BK);
     dev::cp_async_commit();
   };
-
-  float a[2][TM], b[2][8];
-  const float* const a_frag = As + wm + lm;
+  const float* const a_frag = As + wm + lm;  // this thread's fragments in slot 0
   const float* const b_frag = Bs + wn + ln;
-  // Piece q of the fragments of k in slot `slot`: q < TM / 4 a float4 of A, then two of B.
-  constexpr int PIECES = TM / 4 + 2;
-  auto load_piece = [&](int buf, int slot, int k, int q) {
-    const float* as = a_frag + slot * Cfg::A_STAGE + k * Cfg::A_PITCH;
-    const float* bs = b_frag + slot * Cfg::B_STAGE + k * BN;
-    if (q < TM / 4)
-      *reinterpret_cast<float4*>(&a[buf][4 * q]) = *reinterpret_cast<const float4*>(as + 16 * q);
-    else
-      *reinterpret_cast<float4*>(&b[buf][4 * (q - TM / 4)]) = *reinterpret_cast<const float4*>(bs + 32 * (q - TM / 4));
-  };
-  auto load_frag = [&](int buf, int slot, int k) {
+  // The FMAs of one k, in both loops below: column by column (j outer), so that consecutive FMAs
+  // share b[j] through the operand reuse cache. Row by row, b[j] and acc[i][j] are same-parity
+  // registers (both come in aligned quads: LDS.128 and the float4 epilogue), which ran 0.7 to 1.3%
+  // slower on the H100. kSnakeOrder runs every other column bottom-up, so that a[i] can be shared
+  // across the column change too. ptxas reorders the FMAs and assigns the registers either way, so
+  // the two loops are kept as measured: small changes to either moved its speed by several percent.
+  if constexpr (Cfg::kCrossBarrier) {
+    // Tile t + 1's barrier comes before the last k of tile t, and its first fragments load while
+    // that k's FMAs issue: no warp waits out a shared-load latency after the barrier. The loads of
+    // k + 1 go one float4 after each FMA column. After the last tile the barrier still comes and the
+    // fragments load from a stale slot, unused: one loop body without a branch (with a branch
+    // between the two kinds of load, ptxas bunched the shared loads of every k with 4-cycle stalls,
+    // and 128x256 ran 6% slower).
+    float a[2][TM], b[2][8];
+    // Piece q of the fragments of k in slot `slot`: q < TM / 4 a float4 of A, then two of B.
+    constexpr int PIECES = TM / 4 + 2;
+    auto load_piece = [&](int buf, int slot, int k, int q) {
+      const float* as = a_frag + slot * Cfg::A_STAGE + k * Cfg::A_PITCH;
+      const float* bs = b_frag + slot * Cfg::B_STAGE + k * BN;
+      if (q < TM / 4)
+        *reinterpret_cast<float4*>(&a[buf][4 * q]) = *reinterpret_cast<const float4*>(as + 16 * q);
+      else
+        *reinterpret_cast<float4*>(&b[buf][4 * (q - TM / 4)]) = *reinterpret_cast<const float4*>(bs + 32 * (q - TM / 4));
+    };
+    auto load_frag = [&](int buf, int slot, int k) {
 #pragma unroll
-    for (int q = 0; q < PIECES; ++q) load_piece(buf, slot, k, q);
-  };
-  if (tiles_k > 0) {
-    next_tile(0);
-    load_frag(0, 0, 0);
-  }
-  for (int t = 0, slot = 0; t < tiles_k; ++t) {
-    const int next_slot = slot + 1 < STAGES ? slot + 1 : 0;
+      for (int q = 0; q < PIECES; ++q) load_piece(buf, slot, k, q);
+    };
+    if (tiles_k > 0) {
+      next_tile(0);
+      load_frag(0, 0, 0);
+    }
+    for (int t = 0, slot = 0; t < tiles_k; ++t) {
+      const int next_slot = slot + 1 < STAGES ? slot + 1 : 0;
 #pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      // The fragments of k + 1 load into the other register set while the FMAs of k issue, one
-      // float4 after each column of FMAs (spread out, not in a burst). At the last k of a tile the
-      // barrier of tile t + 1 comes first, and that tile's first fragments load during the last
-      // FMAs of tile t: no warp waits out a shared-load latency after the barrier. After the last
-      // tile the barrier still comes and the fragments load from a stale slot, unused: one loop body
-      // without a branch (with the branch, ptxas bunched the shared loads, and 128x256 ran 6% slower).
-      if (k + 1 == BK) next_tile(t + 1);
-      const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;
-      // Column by column (j outer): consecutive FMAs share b[j] through the operand reuse cache.
-      // Row by row, b[j] and acc[i][j] are same-parity registers (both come in aligned quads: LDS.128
-      // and the float4 epilogue), which ran 0.7 to 1.3% slower on the H100. kSnakeOrder runs every
-      // other column bottom-up, so that a[i] is shared across the column change too (see the
-      // config); ptxas reorders the FMAs either way, and only measurement decides.
+      for (int k = 0; k < BK; ++k) {
+        if (k + 1 == BK) next_tile(t + 1);
+        const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;  // BK is even: set 0 next
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
+        for (int j = 0; j < 8; ++j) {
 #pragma unroll
-        for (int ii = 0; ii < TM; ++ii) {
-          const int i = Cfg::kSnakeOrder && j % 2 ? TM - 1 - ii : ii;
-          acc[i][j] += a[k & 1][i] * b[k & 1][j];
+          for (int ii = 0; ii < TM; ++ii) {
+            const int i = Cfg::kSnakeOrder && j % 2 ? TM - 1 - ii : ii;
+            acc[i][j] += a[k & 1][i] * b[k & 1][j];
+          }
+          if (j < PIECES) load_piece((k + 1) & 1, ks, kn, j);
         }
-        if (j < PIECES) load_piece((k + 1) & 1, ks, kn, j);
+      }
+      slot = next_slot;
+    }
+  } else {
+    // Each tile: the barrier, the first fragments (whose latency the first FMAs wait out), then k
+    // by k, the fragments of k + 1 loading while the FMAs of k issue.
+    for (int t = 0; t < tiles_k; ++t) {
+      next_tile(t);
+      const float* as = a_frag + (t % STAGES) * Cfg::A_STAGE;
+      const float* bs = b_frag + (t % STAGES) * Cfg::B_STAGE;
+      float a[2][TM], b[2][8];
+      auto load_frag = [&](int buf, int k) {
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g)
+          *reinterpret_cast<float4*>(&a[buf][4 * g]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16 * g);
+        *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * BN);
+        *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * BN + 32);
+      };
+      load_frag(0, 0);
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK) load_frag((k + 1) & 1, k + 1);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+          for (int i = 0; i < TM; ++i) acc[i][j] += a[k & 1][i] * b[k & 1][j];
       }
     }
-    slot = next_slot;
   }
   dev::cp_async_wait<0>();
 }
