@@ -69,6 +69,9 @@ struct PipelinedConfig {
   //   tiles it tripled the one-bank FMAs of 64x128, which ran 12% slower.
   static constexpr bool kCrossBarrier = kThreads * kMinBlocks <= 384;
   static constexpr bool kSnakeOrder = TM == 16;
+  // - kPermutedOrder: the FMAs of one k in a searched order (multiply_tile). 128-row tiles with
+  //   16-row thread tiles only: with 256-row tiles the stream-K tail kernel spilled 16 bytes.
+  static constexpr bool kPermutedOrder = TM == 16 && BM == 128;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
   static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
@@ -200,22 +203,22 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
       for (int k = 0; k < BK; ++k) {
         if (k + 1 == BK) next_tile(t + 1);
         const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;  // BK is even: set 0 next
-        // The FMA order for 16-row tiles: column n ^ 1 in step n, and a fixed permutation of the rows.
+        // The FMA order with kPermutedOrder: column n ^ 1 in step n, and a fixed permutation of the rows.
         // It was chosen among several hundred orders by the register-file read cycles they compiled to
         // (an FMA whose register-file reads fall in one bank costs one cycle more per extra read;
         // scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415 in plain order, and
         // 2.5% faster at 4096^3 and 8192^3 on the H100 (docs/results/h100/experiments-2026-11-22j/).
         // The arrays are local on purpose: the same order through a constexpr function compiled to
-        // 364. 8-row tiles keep the plain order.
+        // 364. Other configurations keep the plain order.
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
 #pragma unroll
           for (int ii = 0; ii < TM; ++ii) {
             constexpr int columns[8] = {1, 0, 3, 2, 5, 4, 7, 6};
-            const int j = TM == 16 ? columns[n] : n;
+            const int j = Cfg::kPermutedOrder ? columns[n] : n;
             const int i0 = Cfg::kSnakeOrder && n % 2 ? TM - 1 - ii : ii;
             constexpr int rows[16] = {13, 12, 15, 14, 5, 4, 7, 6, 9, 8, 11, 10, 1, 0, 3, 2};
-            const int i = TM == 16 ? rows[i0] : i0;
+            const int i = Cfg::kPermutedOrder ? rows[i0] : i0;
             acc[i][j] += a[k & 1][i] * b[k & 1][j];
           }
           if (n < PIECES) load_piece((k + 1) & 1, ks, kn, n);
