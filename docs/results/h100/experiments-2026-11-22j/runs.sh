@@ -9,7 +9,7 @@ g=build/gemmlab
 {
   nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv
   for s in 4096 8192; do
-    for m in 0 1 0 1; do
+    for m in 0 1; do
       echo "== fp32.streamk $s stream_k=$m"; $g run --kernel fp32.streamk --size $s --param stream_k=$m --iters 20 --interleave
     done
     for r in 1 2; do echo "== fp32.tuned $s (#$r)"; $g run --kernel fp32.tuned --size $s --iters 20 --interleave; done
