@@ -56,10 +56,10 @@ struct PipelinedConfig {
   // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
   // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
   static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
-  // Two choices of multiply_tile's inner loop, both made by measurement on the H100
-  // (docs/results/h100/experiments-2026-11-22i/, docs/kernels/fp32-ladder.md). Both change which
-  // registers ptxas assigns, and FMAs whose three source registers share a register bank (all even
-  // or all odd, none from the reuse cache) are what these loops lose time to:
+  // Three choices of multiply_tile's inner loop, all made by measurement on the H100
+  // (docs/results/h100/experiments-2026-11-22i/ and -22j/, docs/kernels/fp32-ladder.md). All change
+  // which registers ptxas assigns, and FMAs whose register-file reads fall in one bank (all even or
+  // all odd, none from the reuse cache) are what these loops lose time to:
   // - kCrossBarrier: tile t + 1's barrier and first fragment loads before the last k of tile t.
   //   64x128 (8x8, 128 threads) went from 81.7% to 92% of cuBLAS at 4096^3. It needs registers:
   //   under the 128-register budget of two 256-thread blocks (or one of 512) ptxas paid with bank
