@@ -1,5 +1,5 @@
 // Device-side building blocks shared by the FP32 and tensor-core ladders: asynchronous copies
-// (cp.async), and the epilogue that applies alpha and beta.
+// (cp.async), programmatic dependent launch, and the epilogue that applies alpha and beta.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +33,22 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// Programmatic dependent launch (sm_90+; no-ops on older GPUs, and in a grid launched without the
+// attribute). allow_dependent_launch: once every block of this grid has called it (or exited), the
+// next kernel on the stream, if launched with cudaLaunchAttributeProgrammaticStreamSerialization,
+// may start its blocks on SMs this grid frees. wait_for_prerequisite_grid: wait until the grid this
+// one depends on has finished and its writes are visible.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wait_for_prerequisite_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
 }
 
 // C = alpha * acc + beta * C for one element; beta == 0 never reads C (it may hold NaN).

@@ -67,8 +67,8 @@ auto dispatch(const PipelinedChoice& c, bool b_vec, F&& f) {
 }  // namespace
 
 std::string to_string(const PipelinedChoice& c) {
-  return fmt::format("{}x{}x{} thread {}x8 stages={} group={} splits={} stream_k={}", c.tile_m, c.tile_n, kBK,
-                     c.thread_m, c.stages, c.group_m, c.splits, c.stream_k);
+  return fmt::format("{}x{}x{} thread {}x8 stages={} group={} splits={} stream_k={} early_tail={}", c.tile_m, c.tile_n,
+                     kBK, c.thread_m, c.stages, c.group_m, c.splits, c.stream_k, int(c.early_tail));
 }
 
 int pipelined_threads(const PipelinedChoice& c) {
@@ -175,7 +175,7 @@ void launch_pipelined(const PipelinedChoice& c, const Shape& s, float alpha, con
   }
   const bool b_vec = N % 4 == 0 && aligned16(b);
   dispatch(c, b_vec, [&]<class Cfg>() {
-    launch_pipelined<Cfg>(args, unsigned(tile_count(c, s) - args.tail.tiles), splits, stream);
+    launch_pipelined<Cfg>(args, unsigned(tile_count(c, s) - args.tail.tiles), splits, c.early_tail, stream);
     return 0;
   });
   if (splits > 1) {

@@ -95,7 +95,7 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
 // acc = A[row0 .., k_begin .. k_end) x B[k_begin .. k_end), col0 ..] for this thread's outputs of
 // the tile at (row0, col0). Returns with every copy landed; the caller synchronises before the next
 // call reuses shared memory.
-template <class Cfg>
+template <class Cfg, bool kInTail = false>
 __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* smem, int row0, int col0, int k_begin,
                                               int k_end, float (&acc)[Cfg::kTM][8]) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK, STAGES = Cfg::kStages, THREADS = Cfg::kThreads;
@@ -203,22 +203,27 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
       for (int k = 0; k < BK; ++k) {
         if (k + 1 == BK) next_tile(t + 1);
         const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;  // BK is even: set 0 next
-        // The FMA order with kPermutedOrder: column n ^ 1 in step n, and a fixed permutation of the rows.
-        // It was chosen among several hundred orders by the register-file read cycles they compiled to
-        // (an FMA whose register-file reads fall in one bank costs one cycle more per extra read;
-        // scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415 in plain order, and
-        // 2.5% faster at 4096^3 and 8192^3 on the H100 (docs/results/h100/experiments-2026-11-22j/).
-        // The arrays are local on purpose: the same order through a constexpr function compiled to
-        // 364. Other configurations keep the plain order.
+        // The FMA order with kPermutedOrder: columns in a fixed order (n ^ 1 in step n), and a fixed
+        // permutation of the rows. It was chosen among several hundred orders by the register-file read
+        // cycles they compiled to (an FMA whose register-file reads fall in one bank costs one cycle
+        // more per extra read; scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415
+        // in plain order, and 2.5% faster at 4096^3 and 8192^3 on the H100
+        // (docs/results/h100/experiments-2026-11-22j/). The arrays are local on purpose: the same order
+        // through a constexpr function compiled to 364. Other configurations keep the plain order.
+        // The stream-K tail kernel (kInTail) has an order of its own: compiled there, the one above
+        // had ptxas issue six shared loads back to back in most k steps instead of spreading them
+        // between the FMAs, and the tail ran 4% slower (docs/results/h100/experiments-2026-11-22k/).
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
 #pragma unroll
           for (int ii = 0; ii < TM; ++ii) {
             constexpr int columns[8] = {1, 0, 3, 2, 5, 4, 7, 6};
-            const int j = Cfg::kPermutedOrder ? columns[n] : n;
+            constexpr int tail_columns[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+            const int j = Cfg::kPermutedOrder ? (kInTail ? tail_columns[n] : columns[n]) : n;
             const int i0 = Cfg::kSnakeOrder && n % 2 ? TM - 1 - ii : ii;
             constexpr int rows[16] = {13, 12, 15, 14, 5, 4, 7, 6, 9, 8, 11, 10, 1, 0, 3, 2};
-            const int i = Cfg::kPermutedOrder ? rows[i0] : i0;
+            constexpr int tail_rows[16] = {6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1};
+            const int i = Cfg::kPermutedOrder ? (kInTail ? tail_rows[i0] : rows[i0]) : i0;
             acc[i][j] += a[k & 1][i] * b[k & 1][j];
           }
           if (n < PIECES) load_piece((k + 1) & 1, ks, kn, n);
@@ -319,15 +324,17 @@ __device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int 
   // Release: this block's sums reach L2 before its arrival is counted.
   __threadfence();
   __syncthreads();
-  __shared__ bool last;
+  bool last = false;
   if (threadIdx.x == 0) {
     __threadfence();
     last = atomicAdd(&p.tail_arrivals[t], 1u) + 1 == unsigned(pieces);
     if (last) p.tail_arrivals[t] = 0;  // every piece has arrived: ready for the next launch
     __threadfence();                   // acquire: the other pieces' sums, read below
   }
-  __syncthreads();
-  if (!last) return false;
+  // A barrier that also hands thread 0's answer to every thread. (Through a __shared__ variable, the
+  // tail kernel's main loop compiled with its shared loads bunched, and ran 11% slower a k-tile than
+  // the whole-tile kernel's on the H100: docs/kernels/fp32-ladder.md, step 8.)
+  if (!__syncthreads_or(last)) return false;
   // The pieces of a tile have consecutive blocks and one tile, so consecutive slots. Piece by piece,
   // all of a piece's loads at once (one dependent load after another would wait out the L2 latency
   // 2 x TM times per piece). .cg: from L2, where the other blocks' sums are, not from this SM's L1.
@@ -352,6 +359,9 @@ __device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p) {
   extern __shared__ __align__(16) float smem[];
+  // The stream-K tail kernel that may follow writes other tiles of C and reads nothing this grid
+  // writes: it may start as soon as every block of this grid has started (launch_pipelined).
+  if constexpr (Cfg::kStreamK) dev::allow_dependent_launch();
   const int tiles_m = (p.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.N + Cfg::BN - 1) / Cfg::BN;
   int tm, tn;
   tile_coords(blockIdx.x, tiles_m, tiles_n, p.group_m, tm, tn);
@@ -372,18 +382,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
   const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
   const StreamKTail& tail = p.tail;
   const int b = blockIdx.x;
-  const int end = int(tail.begin(b + 1));  // 32-bit iteration counts (plan_stream_k_tail): fewer registers
+  // Block b's range of iterations is [begin, end) (32-bit counts, plan_stream_k_tail: fewer
+  // registers), and its pieces run from the last to the first. Every piece but the first starts at
+  // k-tile 0 of its tile, the first (run last) inside one: so every block multiplies about the same
+  // k-tile at the same time (all within k_tiles minus the range length), as the whole tiles do, and
+  // reads the A and B panels it shares with the others from L2. In range order, each block would start
+  // at a k-tile of its own: at 4096^3 on the H100 the tail then read twice the DRAM bytes of three
+  // whole waves and ran 11% slower a k-tile (docs/kernels/fp32-ladder.md, step 8).
+  const int begin = int(tail.begin(b));
   float acc[Cfg::kTM][8];
-  for (int i = int(tail.begin(b)); i < end;) {
-    const int t = i / tail.k_tiles, kb = i % tail.k_tiles;
-    const int ke = min(tail.k_tiles, kb + (end - i));
+  for (int i = int(tail.begin(b + 1)); i > begin;) {  // the next piece: iterations [i0, i) of tail tile t
+    const int t = (i - 1) / tail.k_tiles, i0 = max(begin, t * tail.k_tiles);
     __syncthreads();  // the previous piece has finished reading shared memory
     int tm, tn;
     tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
-    multiply_tile<Cfg>(p, smem, tm * BM, tn * BN, kb * BK, min(p.K, ke * BK), acc);
+    multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, (i0 - t * tail.k_tiles) * BK,
+                             min(p.K, (i - t * tail.k_tiles) * BK), acc);
     if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, acc, tm * BM, tn * BN);
-    i += ke - kb;
+    i = i0;
   }
+  // Launched early (programmatic dependent launch), this grid may finish before the whole-tile grid
+  // it overlaps: waiting for that grid here makes the tail's end the GEMM's end, so whatever follows
+  // on the stream sees all of C. (Without the early launch it has finished already: no wait.)
+  dev::wait_for_prerequisite_grid();
 }
 
 // Split-K, second pass: C = alpha * sum of the partial sums + beta * C.
@@ -403,8 +424,10 @@ void ensure_smem_attribute() {
 }
 
 // Launches one configuration: the whole tiles (or split-K slices), then the stream-K tail if any.
+// early_tail: the tail grid is launched with programmatic dependent launch, so that its blocks
+// take the SMs the whole-tile grid frees one by one, instead of waiting until its last block ends.
 template <class Cfg>
-void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, cudaStream_t s) {
+void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, bool early_tail, cudaStream_t s) {
   if (whole_tiles > 0) {
     ensure_smem_attribute<Cfg, pipelined_gemm<Cfg>>();
     pipelined_gemm<Cfg><<<dim3(whole_tiles, 1, unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
@@ -413,8 +436,17 @@ void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, 
   if constexpr (Cfg::kStreamK) {
     if (a.tail.tiles > 0) {
       ensure_smem_attribute<Cfg, pipelined_tail_gemm<Cfg>>();
-      pipelined_tail_gemm<Cfg><<<unsigned(a.tail.blocks), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
-      GEMMLAB_CHECK_LAUNCH();
+      cudaLaunchAttribute early{};
+      early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      early.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(unsigned(a.tail.blocks));
+      cfg.blockDim = dim3(Cfg::kThreads);
+      cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+      cfg.stream = s;
+      cfg.attrs = &early;
+      cfg.numAttrs = early_tail && whole_tiles > 0 ? 1 : 0;
+      GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_tail_gemm<Cfg>, a));
     }
   }
 }

@@ -25,6 +25,8 @@ struct PipelinedChoice {
   int splits = 1;   // split-K factor (1: none)
   int stream_k = 0;  // stream-K tail for a partial last wave (TailMode: 0 off, 1 when the model gains, 2 always);
                      // only without split-K, compiled for 128x256 and 256x128 with 16-row thread tiles
+  bool early_tail = true;  // the tail's blocks start on the SMs the whole tiles free (programmatic dependent
+                           // launch, sm_90+), rather than after the last whole tile
 };
 
 std::string to_string(const PipelinedChoice& c);

@@ -6,7 +6,9 @@
 // wave are not given one block each: their k-tiles, tile after tile, are cut into one contiguous
 // range per resident block, and the pieces of a tile that several blocks share are added by the last
 // of them to finish (src/kernels/fp32/stream_k_tail.hpp). The tail then costs its share of the work
-// plus a few k-tiles of stores and adds, instead of a whole tile.
+// plus a few k-tiles of stores and adds, instead of a whole tile. The tail is a second kernel,
+// launched so that it may start before the first has ended (programmatic dependent launch): each SM
+// moves on to its range of the tail as soon as its last whole tile is done.
 #include "kernels/fp32/pipelined_kernel.hpp"
 #include "kernels/registry.hpp"
 
@@ -25,6 +27,7 @@ class StreamK final : public fp32::PipelinedKernel {
     c.stages = 3;
     c.group_m = 8;
     c.stream_k = p.at("stream_k");
+    c.early_tail = p.at("early_tail") != 0;
     return c;
   }
 
@@ -44,6 +47,11 @@ class StreamK final : public fp32::PipelinedKernel {
                  "1: a tail where the cost model predicts a gain (on an H100 4096^3 and 8192^3 have one), 2: whenever "
                  "the last wave is partial, 0: whole tiles only",
                  {0, 1, 2},
+                 1},
+                {"early_tail",
+                 "1: the tail's blocks start on the SMs the whole tiles free (programmatic dependent launch), 0: after "
+                 "the last whole tile",
+                 {0, 1},
                  1}};
     i.constraints = "any M, N, K >= 1 (zero-filled edges); a workspace of up to (blocks + tail tiles) x 128 KB";
     return i;

@@ -1,0 +1,453 @@
+// Copy of src/kernels/fp32/pipelined.cuh (eleventh session) in which the stream-K tail kernel has an
+// FMA order of its own: rows V_TI, columns V_TJ, snake V_SNAKE (see build.sh).
+// The FP32 kernel template behind ladder steps 5 to 8: warp-tiled like step 4, fed by a
+// multi-stage cp.async pipeline, with optional block rasterisation and split-K.
+//
+// Levels (CUTLASS's names):
+//   block tile  BM x BN x BK      BM = 4 * TM * WARPS_M, BN = 64 * WARPS_N
+//   warp tile   4*TM x 64         a 4 x 8 grid of lanes
+//   thread tile TM x 8            TM = 8: four 4 x 4 pieces, 16 rows and 32 columns apart;
+//                                 TM = 16: eight (4 row groups 16 apart): 128 FMAs per 6 shared loads
+// Pipeline: STAGES shared-memory slots. cp.async writes tile t + STAGES - 1 while the warps
+// multiply tile t, so global-memory latency is covered by STAGES - 1 tiles of math and no register
+// staging is needed. A is copied element by element (4-byte cp.async) into a transposed tile
+// As[k][m] (pitch BM + 4: the 32 lanes of a warp write 32 different banks); B row by row in 16-byte
+// pieces when its rows are 16-byte aligned (N % 4 == 0), else in 4-byte pieces. Elements beyond the
+// matrix are zero-filled by cp.async itself (src-size 0), so edges need no special path in the math.
+// Work per block: one tile (or, with split-K, one slice of K of it: blockIdx.z), or with a stream-K
+// tail (stream_k_tail.hpp) a contiguous range of the last partial wave's k-tiles.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+
+#include "core/error.hpp"
+#include "kernels/device_utils.cuh"
+#include "kernels/fp32/stream_k_tail.hpp"
+
+namespace gemmlab::fp32 {
+
+struct PipelinedArgs {
+  int M, N, K;
+  float alpha, beta;
+  const float* A;
+  const float* B;
+  float* C;
+  int k_per_split;   // multiple of BK; == K rounded up when not splitting
+  float* partial;    // split-K: [splits][M][N] raw sums; nullptr: write C directly
+  int group_m;       // rasterisation: tiles are visited in groups of group_m tile rows; 0 = row by row
+  bool c_vec;        // C rows are 16-byte aligned (N % 4 == 0, aligned base): float4 epilogue
+  StreamKTail tail;         // tail.tiles == 0: every block multiplies a whole tile (or split-K slice)
+  float* tail_partials;     // [tail.slots()][BM * BN]: sums of the pieces that do not finish their tile
+  unsigned* tail_arrivals;  // [tail.tiles]: pieces of each tail tile stored so far; zero between launches
+};
+
+template <int WARPS_M, int WARPS_N, int BK, int STAGES, bool B_VEC, int TM = 8>
+struct PipelinedConfig {
+  static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N, kBK = BK, kStages = STAGES, kTM = TM;
+  static constexpr bool kBVec = B_VEC;
+  static constexpr int WM = 4 * TM;  // warp tile rows
+  static constexpr int BM = WM * WARPS_M, BN = 64 * WARPS_N;
+  static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
+  static constexpr int A_PITCH = BM + 4;
+  static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * BN;  // floats per stage
+  static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
+  // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
+  static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
+  // The stream-K tail is compiled for the configurations that fill an SM with one block (16-row
+  // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
+  // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
+  static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
+  // Three choices of multiply_tile's inner loop, all made by measurement on the H100
+  // (docs/results/h100/experiments-2026-11-22i/ and -22j/, docs/kernels/fp32-ladder.md). All change
+  // which registers ptxas assigns, and FMAs whose register-file reads fall in one bank (all even or
+  // all odd, none from the reuse cache) are what these loops lose time to:
+  // - kCrossBarrier: tile t + 1's barrier and first fragment loads before the last k of tile t.
+  //   64x128 (8x8, 128 threads) went from 81.7% to 92% of cuBLAS at 4096^3. It needs registers:
+  //   under the 128-register budget of two 256-thread blocks (or one of 512) ptxas paid with bank
+  //   conflicts (10 FMAs of 1024 in a k tile with all sources in one bank became 105), and
+  //   128x128 (8x8) fell from 88% to 79%. So: only where a thread has ~170 registers or more.
+  // - kSnakeOrder: every other FMA column bottom-up. 128x256 (16x8): 0.7 to 0.9% faster; for 8-row
+  //   tiles it tripled the one-bank FMAs of 64x128, which ran 12% slower.
+  static constexpr bool kCrossBarrier = kThreads * kMinBlocks <= 384;
+  static constexpr bool kSnakeOrder = TM == 16;
+  // - kPermutedOrder: the FMAs of one k in a searched order (multiply_tile). 128-row tiles with
+  //   16-row thread tiles only: with 256-row tiles the stream-K tail kernel spilled 16 bytes.
+  static constexpr bool kPermutedOrder = TM == 16 && BM == 128;
+  static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
+  static_assert(BK % 8 == 0, "BK must be a multiple of 8");
+  static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
+};
+
+// Tile coordinates of tile number `tile`, with optional grouping so that consecutive blocks share
+// tiles of B (and of A within a group): better L2 reuse than plain row-by-row order.
+__device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, int group_m, int& tm, int& tn) {
+  if (group_m <= 0) {
+    tm = tile / tiles_n;
+    tn = tile % tiles_n;
+    return;
+  }
+  const int per_group = group_m * tiles_n;
+  const int first_m = (tile / per_group) * group_m;
+  const int rows = min(tiles_m - first_m, group_m);
+  tm = first_m + (tile % per_group) % rows;
+  tn = (tile % per_group) / rows;
+}
+
+// acc = A[row0 .., k_begin .. k_end) x B[k_begin .. k_end), col0 ..] for this thread's outputs of
+// the tile at (row0, col0). Returns with every copy landed; the caller synchronises before the next
+// call reuses shared memory.
+template <class Cfg, bool kInTail = false>
+__device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* smem, int row0, int col0, int k_begin,
+                                              int k_end, float (&acc)[Cfg::kTM][8]) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK, STAGES = Cfg::kStages, THREADS = Cfg::kThreads;
+  float* As = smem;                          // [STAGES][BK][A_PITCH]
+  float* Bs = smem + STAGES * Cfg::A_STAGE;  // [STAGES][BK][BN]
+  const int tiles_k = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  constexpr int TM = Cfg::kTM;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
+  const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
+  // Per-thread copy coordinates, fixed for the whole K loop (32-bit offsets: every matrix has fewer
+  // than 2^31 elements, and 32-bit arithmetic keeps the register count down).
+  // A: lanes take 8 consecutive k of 4 rows (32-byte global pieces, 32 distinct banks in As).
+  constexpr int A_ROWS_PER_PASS = THREADS / 8, A_PASSES = BM / A_ROWS_PER_PASS;
+  constexpr int A_ITERS = BM * BK / THREADS;
+  const int a_m = threadIdx.x / 8, a_k = threadIdx.x % 8;
+  const int a_row_step = A_ROWS_PER_PASS * p.K;
+  unsigned a_rows_ok = 0;  // bit j: row a_m + j * A_ROWS_PER_PASS exists
+#pragma unroll
+  for (int j = 0; j < A_PASSES; ++j)
+    if (row0 + a_m + j * A_ROWS_PER_PASS < p.M) a_rows_ok |= 1u << j;
+  const int a_off = (row0 + a_m) * p.K + a_k;
+  // B: 16-byte pieces along rows (or 4-byte ones when rows are not 16-byte aligned).
+  constexpr int B_W = Cfg::kBVec ? 4 : 1;                    // floats per copy
+  constexpr int B_PER_ROW = BN / B_W, B_ROWS_PER_PASS = THREADS / B_PER_ROW;
+  constexpr int B_ITERS = BK * BN / B_W / THREADS;
+  const int b_k = threadIdx.x / B_PER_ROW, b_n = (threadIdx.x % B_PER_ROW) * B_W;
+  const bool b_col_ok = col0 + b_n < p.N;
+  const int b_off = b_k * p.N + col0 + b_n;
+
+  auto load_stage = [&](int slot, int k0) {
+    float* as = As + slot * Cfg::A_STAGE + a_k * Cfg::A_PITCH + a_m;
+    float* bs = Bs + slot * Cfg::B_STAGE + b_k * BN + b_n;
+#pragma unroll
+    for (int i = 0; i < A_ITERS; ++i) {
+      const int j = i % A_PASSES, kh = i / A_PASSES;  // row pass and 8-deep k half
+      const bool ok = ((a_rows_ok >> j) & 1u) && k0 + kh * 8 + a_k < k_end;
+      const float* src = p.A + (ok ? a_off + j * a_row_step + k0 + kh * 8 : 0);
+      dev::cp_async<4>(as + kh * 8 * Cfg::A_PITCH + j * A_ROWS_PER_PASS, src, ok ? 4 : 0);
+    }
+#pragma unroll
+    for (int i = 0; i < B_ITERS; ++i) {
+      const bool ok = b_col_ok && k0 + b_k + i * B_ROWS_PER_PASS < k_end;
+      const float* src = p.B + (ok ? b_off + (k0 + i * B_ROWS_PER_PASS) * p.N : 0);
+      dev::cp_async<4 * B_W>(bs + i * B_ROWS_PER_PASS * BN, src, ok ? 4 * B_W : 0);
+    }
+  };
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < tiles_k) load_stage(s, k_begin + s * BK);
+    dev::cp_async_commit();  // empty groups too: keeps the group count in step with the tiles
+  }
+  // Makes tile t visible to every thread and starts the copies of tile t + STAGES - 1 into the slot
+  // of tile t - 1, whose last reads every thread issued before this barrier.
+  auto next_tile = [&](int t) {
+    dev::cp_async_wait<STAGES - 2>();  // tile t has landed (for this thread's copies) ...
+    __syncthreads();                   // ... for everyone's, and everyone is done reading tile t - 1
+    const int next = t + STAGES - 1;
+    if (next < tiles_k) load_stage(next % STAGES, k_begin + next * BK);
+    dev::cp_async_commit();
+  };
+  const float* const a_frag = As + wm + lm;  // this thread's fragments in slot 0
+  const float* const b_frag = Bs + wn + ln;
+  // The FMAs of one k, in both loops below: column by column (j outer), so that consecutive FMAs
+  // share b[j] through the operand reuse cache. Row by row, b[j] and acc[i][j] are same-parity
+  // registers (both come in aligned quads: LDS.128 and the float4 epilogue), which ran 0.7 to 1.3%
+  // slower on the H100. kSnakeOrder runs every other column bottom-up, so that a[i] can be shared
+  // across the column change too. ptxas reorders the FMAs and assigns the registers either way, so
+  // the two loops are kept as measured: small changes to either moved its speed by several percent.
+  if constexpr (Cfg::kCrossBarrier) {
+    // Tile t + 1's barrier comes before the last k of tile t, and its first fragments load while
+    // that k's FMAs issue: no warp waits out a shared-load latency after the barrier. The loads of
+    // k + 1 go one float4 after each FMA column. After the last tile the barrier still comes and the
+    // fragments load from a stale slot, unused: one loop body without a branch (with a branch
+    // between the two kinds of load, ptxas bunched the shared loads of every k with 4-cycle stalls,
+    // and 128x256 ran 6% slower).
+    float a[2][TM], b[2][8];
+    // Piece q of the fragments of k in slot `slot`: q < TM / 4 a float4 of A, then two of B.
+    constexpr int PIECES = TM / 4 + 2;
+    auto load_piece = [&](int buf, int slot, int k, int q) {
+      const float* as = a_frag + slot * Cfg::A_STAGE + k * Cfg::A_PITCH;
+      const float* bs = b_frag + slot * Cfg::B_STAGE + k * BN;
+      if (q < TM / 4)
+        *reinterpret_cast<float4*>(&a[buf][4 * q]) = *reinterpret_cast<const float4*>(as + 16 * q);
+      else
+        *reinterpret_cast<float4*>(&b[buf][4 * (q - TM / 4)]) = *reinterpret_cast<const float4*>(bs + 32 * (q - TM / 4));
+    };
+    auto load_frag = [&](int buf, int slot, int k) {
+#pragma unroll
+      for (int q = 0; q < PIECES; ++q) load_piece(buf, slot, k, q);
+    };
+    if (tiles_k > 0) {
+      next_tile(0);
+      load_frag(0, 0, 0);
+    }
+    for (int t = 0, slot = 0; t < tiles_k; ++t) {
+      const int next_slot = slot + 1 < STAGES ? slot + 1 : 0;
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        if (k + 1 == BK) next_tile(t + 1);
+        const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;  // BK is even: set 0 next
+        // The FMA order with kPermutedOrder: column n ^ 1 in step n, and a fixed permutation of the rows.
+        // It was chosen among several hundred orders by the register-file read cycles they compiled to
+        // (an FMA whose register-file reads fall in one bank costs one cycle more per extra read;
+        // scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415 in plain order, and
+        // 2.5% faster at 4096^3 and 8192^3 on the H100 (docs/results/h100/experiments-2026-11-22j/).
+        // The arrays are local on purpose: the same order through a constexpr function compiled to
+        // 364. Other configurations keep the plain order.
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+#pragma unroll
+          for (int ii = 0; ii < TM; ++ii) {
+            constexpr int columns[8] = {1, 0, 3, 2, 5, 4, 7, 6};
+            constexpr int tail_columns[8] = V_TJ;
+            const int j = Cfg::kPermutedOrder ? (kInTail ? tail_columns[n] : columns[n]) : n;
+            const int i0 = (kInTail ? V_SNAKE : Cfg::kSnakeOrder) && n % 2 ? TM - 1 - ii : ii;
+            constexpr int rows[16] = {13, 12, 15, 14, 5, 4, 7, 6, 9, 8, 11, 10, 1, 0, 3, 2};
+            constexpr int tail_rows[16] = V_TI;
+            const int i = Cfg::kPermutedOrder ? (kInTail ? tail_rows[i0] : rows[i0]) : i0;
+            acc[i][j] += a[k & 1][i] * b[k & 1][j];
+          }
+          if (n < PIECES) load_piece((k + 1) & 1, ks, kn, n);
+        }
+      }
+      slot = next_slot;
+    }
+  } else {
+    // Each tile: the barrier, the first fragments (whose latency the first FMAs wait out), then k
+    // by k, the fragments of k + 1 loading while the FMAs of k issue. This loop has its own
+    // fragment loads on purpose: built on load_piece above, the 128x128 (8x8, 4 stages) loop
+    // compiled to 109 one-bank FMAs per k tile instead of 10.
+    for (int t = 0; t < tiles_k; ++t) {
+      next_tile(t);
+      const float* as = a_frag + (t % STAGES) * Cfg::A_STAGE;
+      const float* bs = b_frag + (t % STAGES) * Cfg::B_STAGE;
+      float a[2][TM], b[2][8];
+      auto load_frag = [&](int buf, int k) {
+#pragma unroll
+        for (int g = 0; g < TM / 4; ++g)
+          *reinterpret_cast<float4*>(&a[buf][4 * g]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16 * g);
+        *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * BN);
+        *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * BN + 32);
+      };
+      load_frag(0, 0);
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        if (k + 1 < BK) load_frag((k + 1) & 1, k + 1);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+          for (int i = 0; i < TM; ++i) acc[i][j] += a[k & 1][i] * b[k & 1][j];
+      }
+    }
+  }
+  dev::cp_async_wait<0>();
+}
+
+// Writes this thread's outputs of the tile at (row0, col0): C = alpha * acc + beta * C, or with
+// split-K the raw sums into this slice's plane of the workspace.
+template <class Cfg>
+__device__ __forceinline__ void store_tile(const PipelinedArgs& p, const float (&acc)[Cfg::kTM][8], int row0, int col0) {
+  constexpr int TM = Cfg::kTM;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
+  const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
+  const bool vec_out = p.c_vec;
+  float* out_base = p.partial ? p.partial + std::size_t(blockIdx.z) * p.M * p.N : p.C;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
+    if (r >= p.M) continue;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int c = col0 + wn + ln + 32 * h;
+      if (c >= p.N) continue;
+      float* out = out_base + std::size_t(r) * p.N + c;
+      if (p.partial) {
+        if (vec_out) {
+          *reinterpret_cast<float4*>(out) = make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (c + j < p.N) out[j] = acc[i][4 * h + j];
+        }
+      } else if (vec_out) {
+        dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], p.alpha, p.beta);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (c + j < p.N) out[j] = dev::epilogue(acc[i][4 * h + j], p.alpha, p.beta, &out[j]);
+      }
+    }
+  }
+}
+
+// Stream-K tail: acc holds this block's piece (block b of the tail) of tail tile t. Returns true
+// when acc then holds the whole tile's sums and the caller writes C: at once when the piece is the
+// tile's only one. Otherwise every piece stores its sums to its slot and counts itself in, and the
+// piece that arrives last adds all the slots, its own included, in piece order: the result does not
+// depend on which piece that is, and acc is free while the sums are formed (adding the own piece
+// from registers instead keeps two sets of 4 x TM x 2 values live, and ptxas spills). A slot holds
+// each thread's quads at [q][thread]: coalesced float4 stores, and the block that adds them back has
+// the same threads at the same outputs.
+template <class Cfg>
+__device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int t, float (&acc)[Cfg::kTM][8]) {
+  constexpr int TM = Cfg::kTM, QUADS = 2 * TM, THREADS = Cfg::kThreads;
+  constexpr std::size_t SLOT = std::size_t(Cfg::BM) * Cfg::BN / 4;  // float4s per slot
+  const StreamKTail& tail = p.tail;
+  const int first = tail.first_block(t), pieces = tail.pieces(t);
+  if (pieces == 1) return true;
+  float4* const slots = reinterpret_cast<float4*>(p.tail_partials) + threadIdx.x;
+  float4* const mine = slots + std::size_t(tail.slot(b, t)) * SLOT;
+#pragma unroll
+  for (int q = 0; q < QUADS; ++q)
+    mine[q * THREADS] = make_float4(acc[q / 2][4 * (q % 2)], acc[q / 2][4 * (q % 2) + 1], acc[q / 2][4 * (q % 2) + 2],
+                                    acc[q / 2][4 * (q % 2) + 3]);
+  // Release: this block's sums reach L2 before its arrival is counted.
+  __threadfence();
+  __syncthreads();
+  bool last = false;
+  if (threadIdx.x == 0) {
+    __threadfence();
+    last = atomicAdd(&p.tail_arrivals[t], 1u) + 1 == unsigned(pieces);
+    if (last) p.tail_arrivals[t] = 0;  // every piece has arrived: ready for the next launch
+    __threadfence();                   // acquire: the other pieces' sums, read below
+  }
+  // A barrier that also hands thread 0's answer to every thread. (Through a __shared__ variable, the
+  // tail kernel's main loop compiled with its shared loads bunched, and ran 11% slower a k-tile than
+  // the whole-tile kernel's on the H100: docs/kernels/fp32-ladder.md, step 8.)
+  if (!__syncthreads_or(last)) return false;
+  // The pieces of a tile have consecutive blocks and one tile, so consecutive slots. Piece by piece,
+  // all of a piece's loads at once (one dependent load after another would wait out the L2 latency
+  // 2 x TM times per piece). .cg: from L2, where the other blocks' sums are, not from this SM's L1.
+  const float4* piece = slots + std::size_t(tail.slot(first, t)) * SLOT;
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+  for (int j = 0; j < pieces; ++j, piece += SLOT) {
+#pragma unroll
+    for (int q = 0; q < QUADS; ++q) {
+      const float4 v = __ldcg(piece + q * THREADS);
+      float* const a = &acc[q / 2][4 * (q % 2)];
+      a[0] += v.x, a[1] += v.y, a[2] += v.z, a[3] += v.w;
+    }
+  }
+  return true;
+}
+
+// One block per tile, or per split-K slice of one (blockIdx.z). With a stream-K tail, the grid
+// holds the whole tiles only, and pipelined_tail_gemm follows it.
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p) {
+  extern __shared__ __align__(16) float smem[];
+  // The stream-K tail kernel that may follow writes other tiles of C and reads nothing this grid
+  // writes: it may start as soon as every block of this grid has started (launch_pipelined).
+  if constexpr (Cfg::kStreamK) dev::allow_dependent_launch();
+  const int tiles_m = (p.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.N + Cfg::BN - 1) / Cfg::BN;
+  int tm, tn;
+  tile_coords(blockIdx.x, tiles_m, tiles_n, p.group_m, tm, tn);
+  const int k_begin = blockIdx.z * p.k_per_split;
+  float acc[Cfg::kTM][8];
+  multiply_tile<Cfg>(p, smem, tm * Cfg::BM, tn * Cfg::BN, k_begin, min(p.K, k_begin + p.k_per_split), acc);
+  store_tile<Cfg>(p, acc, tm * Cfg::BM, tn * Cfg::BN);
+}
+
+// The stream-K tail, launched after pipelined_gemm on the same stream: block b multiplies its range
+// of the tail's k-tiles (stream_k_tail.hpp), piece by piece. A kernel of its own because the piece
+// loop and the fix-up change how ptxas compiles the main loop: with both paths in pipelined_gemm,
+// its whole tiles ran 6% slower on the H100 (docs/kernels/fp32-ladder.md, step 8).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail_gemm(PipelinedArgs p) {
+  extern __shared__ __align__(16) float smem[];
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK;
+  const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
+  const StreamKTail& tail = p.tail;
+  const int b = blockIdx.x;
+  // Block b's range of iterations is [begin, end) (32-bit counts, plan_stream_k_tail: fewer
+  // registers), and its pieces run from the last to the first. Every piece but the first starts at
+  // k-tile 0 of its tile, the first (run last) inside one: so every block multiplies about the same
+  // k-tile at the same time (all within k_tiles minus the range length), as the whole tiles do, and
+  // reads the A and B panels it shares with the others from L2. In range order, each block would start
+  // at a k-tile of its own: at 4096^3 on the H100 the tail then read twice the DRAM bytes of three
+  // whole waves and ran 11% slower a k-tile (docs/kernels/fp32-ladder.md, step 8).
+  const int begin = int(tail.begin(b));
+  float acc[Cfg::kTM][8];
+  for (int i = int(tail.begin(b + 1)); i > begin;) {  // the next piece ends at iteration i
+    const int t = (i - 1) / tail.k_tiles, first = t * tail.k_tiles;
+    const int kb = max(begin - first, 0), ke = i - first;
+    __syncthreads();  // the previous piece has finished reading shared memory
+    int tm, tn;
+    tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
+    multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, kb * BK, min(p.K, ke * BK), acc);
+    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, acc, tm * BM, tn * BN);
+    i = first + kb;
+  }
+  // Launched early (programmatic dependent launch), this grid may finish before the whole-tile grid
+  // it overlaps: waiting for that grid here makes the tail's end the GEMM's end, so whatever follows
+  // on the stream sees all of C. (Without the early launch it has finished already: no wait.)
+  dev::wait_for_prerequisite_grid();
+}
+
+// Split-K, second pass: C = alpha * sum of the partial sums + beta * C.
+__global__ void splitk_reduce(int M, int N, int splits, float alpha, float beta, const float* __restrict__ partial,
+                              float* __restrict__ C);
+
+// Launch helpers (host side) ------------------------------------------------------------------
+
+// Raise the dynamic shared-memory limit of one kernel (pipelined_gemm<Cfg> or
+// pipelined_tail_gemm<Cfg>) once per process.
+template <class Cfg, auto Kernel>
+void ensure_smem_attribute() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    GEMMLAB_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
+  });
+}
+
+// Launches one configuration: the whole tiles (or split-K slices), then the stream-K tail if any.
+// early_tail: the tail grid is launched with programmatic dependent launch, so that its blocks
+// take the SMs the whole-tile grid frees one by one, instead of waiting until its last block ends.
+template <class Cfg>
+void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, bool early_tail, cudaStream_t s) {
+  if (whole_tiles > 0) {
+    ensure_smem_attribute<Cfg, pipelined_gemm<Cfg>>();
+    pipelined_gemm<Cfg><<<dim3(whole_tiles, 1, unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
+    GEMMLAB_CHECK_LAUNCH();
+  }
+  if constexpr (Cfg::kStreamK) {
+    if (a.tail.tiles > 0) {
+      ensure_smem_attribute<Cfg, pipelined_tail_gemm<Cfg>>();
+      cudaLaunchAttribute early{};
+      early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      early.val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(unsigned(a.tail.blocks));
+      cfg.blockDim = dim3(Cfg::kThreads);
+      cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+      cfg.stream = s;
+      cfg.attrs = &early;
+      cfg.numAttrs = early_tail && whole_tiles > 0 ? 1 : 0;
+      GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_tail_gemm<Cfg>, a));
+    }
+  }
+}
+
+}  // namespace gemmlab::fp32
