@@ -25,7 +25,7 @@ class StreamK final : public fp32::PipelinedKernel {
     c.tile_n = 256;
     c.thread_m = 16;
     c.stages = 3;
-    c.group_m = 8;
+    c.group_m = p.at("group");
     c.stream_k = p.at("stream_k");
     c.early_tail = p.at("early_tail") != 0;
     return c;
@@ -40,10 +40,11 @@ class StreamK final : public fp32::PipelinedKernel {
     i.title = "Stream-K tail: the last partial wave's k-tiles shared by every SM";
     i.origin = "technique: stream-K work decomposition (hybrid data-parallel + stream-K), last-block fix-up";
     i.summary =
-        "128x256 tiles (16x8 per thread, 3 stages, raster group 8); the tiles that leave the last wave partial "
+        "128x256 tiles (16x8 per thread, 3 stages, raster group 8 by default); the tiles that leave the last wave partial "
         "are cut into one contiguous k range per resident block, and the last block to finish a shared tile "
         "adds the others' sums from a workspace.";
-    i.params = {{"stream_k",
+    i.params = {{"group", "tile rows per raster group (0: row by row)", {0, 4, 8, 16, 32}, 8},
+                {"stream_k",
                  "1: a tail where the cost model predicts a gain (on an H100 4096^3 and 8192^3 have one), 2: whenever "
                  "the last wave is partial, 0: whole tiles only",
                  {0, 1, 2},

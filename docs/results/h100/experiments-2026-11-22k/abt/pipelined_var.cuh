@@ -1,5 +1,5 @@
-// Copy of src/kernels/fp32/pipelined.cuh (eleventh session) in which the stream-K tail kernel has an
-// FMA order of its own: rows V_TI, columns V_TJ, snake V_SNAKE (see build.sh).
+// Copy of src/kernels/fp32/pipelined.cuh at bd7278d in which the stream-K tail kernel's FMA order
+// comes from macros: rows V_TI, columns V_TJ, snake V_SNAKE (see build.sh).
 // The FP32 kernel template behind ladder steps 5 to 8: warp-tiled like step 4, fed by a
 // multi-stage cp.async pipeline, with optional block rasterisation and split-K.
 //
@@ -205,13 +205,16 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
       for (int k = 0; k < BK; ++k) {
         if (k + 1 == BK) next_tile(t + 1);
         const int ks = k + 1 < BK ? slot : next_slot, kn = (k + 1) % BK;  // BK is even: set 0 next
-        // The FMA order with kPermutedOrder: column n ^ 1 in step n, and a fixed permutation of the rows.
-        // It was chosen among several hundred orders by the register-file read cycles they compiled to
-        // (an FMA whose register-file reads fall in one bank costs one cycle more per extra read;
-        // scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415 in plain order, and
-        // 2.5% faster at 4096^3 and 8192^3 on the H100 (docs/results/h100/experiments-2026-11-22j/).
-        // The arrays are local on purpose: the same order through a constexpr function compiled to
-        // 364. Other configurations keep the plain order.
+        // The FMA order with kPermutedOrder: columns in a fixed order (n ^ 1 in step n), and a fixed
+        // permutation of the rows. It was chosen among several hundred orders by the register-file read
+        // cycles they compiled to (an FMA whose register-file reads fall in one bank costs one cycle
+        // more per extra read; scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415
+        // in plain order, and 2.5% faster at 4096^3 and 8192^3 on the H100
+        // (docs/results/h100/experiments-2026-11-22j/). The arrays are local on purpose: the same order
+        // through a constexpr function compiled to 364. Other configurations keep the plain order.
+        // The stream-K tail kernel (kInTail) has an order of its own: compiled there, the one above
+        // had ptxas issue six shared loads back to back in most k steps instead of spreading them
+        // between the FMAs, and the tail ran 4% slower (docs/results/h100/experiments-2026-11-22k/).
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
 #pragma unroll
@@ -390,15 +393,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
   // whole waves and ran 11% slower a k-tile (docs/kernels/fp32-ladder.md, step 8).
   const int begin = int(tail.begin(b));
   float acc[Cfg::kTM][8];
-  for (int i = int(tail.begin(b + 1)); i > begin;) {  // the next piece ends at iteration i
-    const int t = (i - 1) / tail.k_tiles, first = t * tail.k_tiles;
-    const int kb = max(begin - first, 0), ke = i - first;
+  for (int i = int(tail.begin(b + 1)); i > begin;) {  // the next piece: iterations [i0, i) of tail tile t
+    const int t = (i - 1) / tail.k_tiles, i0 = max(begin, t * tail.k_tiles);
     __syncthreads();  // the previous piece has finished reading shared memory
     int tm, tn;
     tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
-    multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, kb * BK, min(p.K, ke * BK), acc);
+    multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, (i0 - t * tail.k_tiles) * BK,
+                             min(p.K, (i - t * tail.k_tiles) * BK), acc);
     if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, acc, tm * BM, tn * BN);
-    i = first + kb;
+    i = i0;
   }
   // Launched early (programmatic dependent launch), this grid may finish before the whole-tile grid
   // it overlaps: waiting for that grid here makes the tail's end the GEMM's end, so whatever follows
