@@ -2,6 +2,7 @@
 // the host by walking every tail block's range the way the kernel does: every k-tile of every tail
 // tile exactly once, each tile's pieces on the blocks the kernel counts for it, a workspace slot of
 // its own for every piece, and the cost model's decisions on the H100's shapes.
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -22,16 +23,17 @@ struct Piece {
   int block, tile, kb, ke;
 };
 
-// The pieces of every tail block, in the kernel's order (pipelined.cuh, pipelined_gemm).
+// The pieces of every tail block, in the kernel's order (pipelined.cuh, pipelined_tail_gemm): from
+// the last piece of the block's range to the first.
 std::vector<Piece> pieces_of(const StreamKTail& tail) {
   std::vector<Piece> out;
   for (int b = 0; b < tail.blocks; ++b) {
-    const std::int64_t end = tail.begin(b + 1);
-    for (std::int64_t i = tail.begin(b); i < end;) {
-      const int t = int(i / tail.k_tiles), kb = int(i % tail.k_tiles);
-      const int ke = int(std::min<std::int64_t>(tail.k_tiles, kb + (end - i)));
-      out.push_back({b, t, kb, ke});
-      i += ke - kb;
+    const std::int64_t begin = tail.begin(b);
+    for (std::int64_t i = tail.begin(b + 1); i > begin;) {
+      const int t = int((i - 1) / tail.k_tiles);
+      const std::int64_t first = std::int64_t(t) * tail.k_tiles, i0 = std::max(begin, first);
+      out.push_back({b, t, int(i0 - first), int(i - first)});
+      i = i0;
     }
   }
   return out;
@@ -65,6 +67,9 @@ void check_tail(std::int64_t units, int resident, int k_tiles) {
     EXPECT_LT(slot, tail.slots()) << "slot outside the workspace";
     EXPECT_TRUE(slots.insert(slot).second) << "slot " << slot << " used twice";
   }
+  // Every piece a block runs before its last starts at k-tile 0: the blocks move through k together.
+  for (std::size_t j = 0; j + 1 < pieces.size(); ++j)
+    if (pieces[j + 1].block == pieces[j].block) EXPECT_EQ(pieces[j].kb, 0) << "block " << pieces[j].block;
   ASSERT_EQ(seen.size(), std::size_t(tail.tiles) * k_tiles);
   for (const auto& [key, n] : seen) ASSERT_EQ(n, 1) << "tile " << key.first << " k " << key.second;
   for (int b = 0; b < tail.blocks; ++b) EXPECT_LT(tail.begin(b), tail.begin(b + 1)) << "block " << b << " idles";
