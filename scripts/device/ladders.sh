@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The figures the FP32 and tensor-core issues ask for, from one run on the GPU, plus the analysis
 # tables: ladder tables at 2048/4096/8192, the shape suite (FP32 and BF16), peaks, occupancy and
-# profiler tables. Logs under $OUT (default build/out). About 4 minutes on an H100 after a build.
+# profiler tables. Logs under $OUT (default build/out). About 5 minutes on an H100 after a build.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-build/out}
@@ -15,6 +15,9 @@ run() { echo "\$ gemmlab $*"; timeout 300 $g "$@"; echo; }
   run lab --kernels 'fp32.*' --sizes 4096,8192 --iters 20 --json "$out/fp32-ladder.json"
   run lab --kernels 'fp32.tuned' --shapes "$SUITE" --iters 10 --json "$out/fp32-suite.json"
   run lab --kernels 'tc.*' --sizes 2048,4096,8192 --iters 20 --json "$out/tc-ladder.json"
+  # the same ladder with every kernel timed alternately with cuBLAS runs of its own: the blocked
+  # table's cuBLAS medians come from after all the kernels, at whatever power state they left
+  run lab --kernels 'tc.*' --sizes 2048,4096,8192 --iters 20 --interleave --json "$out/tc-ladder-interleaved.json"
   run lab --kernels 'tc.tma_epilogue.*' --sizes 4096,8192 --output same --iters 20
   run lab --kernels 'tc.tma_epilogue.bf16' --shapes "$SUITE" --iters 10 --json "$out/bf16-suite.json"
   for s in 4096 8192; do  # whole tiles only, and the stream-K tail forced on (default: where the model predicts a gain)

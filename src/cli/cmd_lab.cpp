@@ -1,6 +1,8 @@
 // gemmlab lab: the default lab. Every kernel (default parameters) and cuBLAS at a few sizes,
 // verified and timed, one table per size; with several shapes, a summary of every kernel's share
-// of cuBLAS and its geometric mean over the shapes.
+// of cuBLAS and its geometric mean over the shapes. By default cuBLAS is timed once per precision
+// and size, after the kernels; with --interleave every kernel is timed alternately with a cuBLAS
+// run of its own, so that both medians come from the same stretch of clocks and power.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -27,6 +29,7 @@ struct LabOptions {
   std::string kernels = "*";
   std::string output = "f32";
   int iters = 20;
+  bool interleave = false;
   std::int64_t slow_limit = 1024;
   std::string json;
 };
@@ -42,9 +45,10 @@ void run_lab(const LabOptions& o) {
   if (kernels.empty()) throw Error(fmt::format("no kernel matches '{}'", o.kernels));
   Lab lab;
   std::cout << fmt::format("gemmlab lab on {} ({} SMs, {} MHz max SM clock): {} runs after 3 warm-ups, hot L2, "
-                           "uniform random inputs, C as {}, every result checked against float64\n",
+                           "uniform random inputs, C as {}, every result checked against float64{}\n",
                            lab.device().name, lab.device().sm_count, lab.device().clock_khz / 1000, o.iters,
-                           o.output == "f32" ? "f32" : "the operand type");
+                           o.output == "f32" ? "f32" : "the operand type",
+                           o.interleave ? "; each kernel timed alternately with cuBLAS, run by run" : "");
   std::vector<nlohmann::json> all;
   bool all_passed = true;
   // Summary: kernel -> shape -> share of cuBLAS (cuBLAS median / kernel median).
@@ -57,7 +61,8 @@ void run_lab(const LabOptions& o) {
     base.compare_cublas = false;
     // cuBLAS once per precision and size; every kernel of that precision is compared to it.
     std::map<Precision, RunResult> cublas;
-    Table t({"kernel", "params", "median ms", "stddev ms", "GFLOPS", "vs cuBLAS", "check"});
+    Table t = o.interleave ? Table({"kernel", "params", "median ms", "stddev ms", "GFLOPS", "cuBLAS ms", "vs cuBLAS", "check"})
+                           : Table({"kernel", "params", "median ms", "stddev ms", "GFLOPS", "vs cuBLAS", "check"});
     auto output_for = [&](Precision p) { return o.output == "f32" ? DType::f32 : operand_type(p); };
     auto baseline = [&](Precision p) -> const RunResult& {
       auto it = cublas.find(p);
@@ -83,18 +88,32 @@ void run_lab(const LabOptions& o) {
       RunSpec s = base;
       s.kernel = info.id;
       s.output = out;
+      s.compare_cublas = o.interleave;  // its own cuBLAS runs, alternating with its runs
+      s.timing.interleave = o.interleave;
       const RunResult r = run_gemm(lab, s);
-      const RunResult& cb = baseline(info.precision);
-      const double ratio = cb.kernel.timing->ms.median / r.kernel.timing->ms.median;
+      double ratio = 0;
+      nlohmann::json j = to_json(r);  // with --interleave it carries the paired cuBLAS timing
+      if (o.interleave) {
+        ratio = r.ratio_to_cublas();
+      } else {
+        const RunResult& cb = baseline(info.precision);
+        ratio = cb.kernel.timing->ms.median / r.kernel.timing->ms.median;
+        j["ratio_to_cublas"] = ratio;
+        j["cublas_kernel"] = cb.spec.kernel;
+      }
       if (!share.count(info.id)) kernel_order.push_back(info.id);
       share[info.id][to_string(shape)] = ratio;
       all_passed = all_passed && r.passed();
-      nlohmann::json j = to_json(r);
-      j["ratio_to_cublas"] = ratio;
-      j["cublas_kernel"] = cb.spec.kernel;
       all.push_back(j);
-      t.add({info.id, params_to_string(r.spec.params), fmt_ms(r.kernel.timing->ms.median),
-             fmt_ms(r.kernel.timing->ms.stddev), fmt_gflops(r.gflops()), fmt_percent(ratio), check_cell(r.kernel)});
+      std::vector<std::string> row{info.id, params_to_string(r.spec.params), fmt_ms(r.kernel.timing->ms.median),
+                                   fmt_ms(r.kernel.timing->ms.stddev), fmt_gflops(r.gflops())};
+      if (o.interleave) {
+        const KernelRun& cb = *r.cublas;
+        row.push_back(cb.passed() ? fmt_ms(cb.timing->ms.median) : fmt_ms(cb.timing->ms.median) + " (" + check_cell(cb) + ")");
+      }
+      row.push_back(fmt_percent(ratio));
+      row.push_back(check_cell(r.kernel));
+      t.add(row);
     }
     for (const auto& [p, cb] : cublas) {
       all_passed = all_passed && cb.passed();
@@ -128,7 +147,8 @@ void run_lab(const LabOptions& o) {
       row.push_back(n == int(shapes.size()) ? fmt_percent(std::exp(log_sum / n)) : "-");
       t.add(row);
     }
-    std::cout << "\nshare of cuBLAS (cuBLAS median / kernel median, same precision and output, same run)\n";
+    std::cout << fmt::format("\nshare of cuBLAS (cuBLAS median / kernel median, same precision and output, same run{})\n",
+                             o.interleave ? ", timed alternately" : "");
     t.print(std::cout);
   }
   if (!o.json.empty()) write_json_file(o.json, run_context(lab.device(), command_line()), all);
@@ -145,6 +165,9 @@ void add_lab_command(CLI::App& app) {
   cmd->add_option("--output", o.output, "type of C: f32 (default) or same (the operand type)");
   cmd->add_option("--kernels", o.kernels, "kernel ids, glob or family (default: all)");
   cmd->add_option("--iters", o.iters, "timed runs per kernel and size")->check(CLI::Range(1, 100000));
+  cmd->add_flag("--interleave", o.interleave,
+                "time every kernel alternately with cuBLAS, run by run (default: cuBLAS once per precision and size, "
+                "after the kernels)");
   cmd->add_option("--slow-limit", o.slow_limit, "largest size for kernels that are slow by design");
   cmd->add_option("--json", o.json, "write every result as JSON");
   cmd->callback([] { run_lab(o); });

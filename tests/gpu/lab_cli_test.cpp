@@ -1,0 +1,72 @@
+// gemmlab lab from the command line, timed both ways: cuBLAS once per size after the kernels
+// (default), and every kernel alternating with cuBLAS runs of its own (--interleave).
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <sys/wait.h>
+
+#include "gpu_test.hpp"
+#include "results/record.hpp"
+
+using namespace gemmlab;
+
+namespace {
+
+class LabCli : public GpuTest {};
+
+struct Outcome {
+  int status = -1;
+  std::string text;
+};
+
+Outcome run_lab(const std::string& args) {
+  const std::string cmd = std::string(GEMMLAB_EXE) + " lab " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return o;
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), int(buf.size()), p)) o.text += buf.data();
+  const int raw = pclose(p);
+  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return o;
+}
+
+TEST_F(LabCli, InterleavedLabPairsEveryKernelWithItsOwnCublasRuns) {
+  const std::string json = (std::filesystem::temp_directory_path() / "gemmlab_lab_cli_test.json").string();
+  for (const bool interleave : {false, true}) {
+    std::filesystem::remove(json);
+    const Outcome o = run_lab(std::string("--kernels seed.naive --sizes 96,257 --iters 5 --json ") + json +
+                              (interleave ? " --interleave" : ""));
+    SCOPED_TRACE(o.text);
+    ASSERT_EQ(o.status, 0);
+    const auto results = read_results_file(json)["results"];
+    int kernels = 0, cublas = 0;
+    for (const auto& rec : results) {
+      if (rec["kernel"] == "cublas.fp32") {
+        ++cublas;
+        continue;
+      }
+      ++kernels;
+      EXPECT_TRUE(rec["kernel_passed"].get<bool>());
+      // The naive kernel is far slower than cuBLAS: the ratio is the right way round.
+      const double ratio = rec["ratio_to_cublas"].get<double>();
+      EXPECT_GT(ratio, 0.0);
+      EXPECT_LT(ratio, 1.0);
+      if (interleave) {
+        EXPECT_EQ(rec["timing_order"], "interleaved");
+        EXPECT_GT(rec["cublas_time_median_ms"].get<double>(), 0.0);
+        EXPECT_TRUE(rec["cublas_passed"].get<bool>());
+      }
+    }
+    EXPECT_EQ(kernels, 2);
+    // Blocked: one cuBLAS record per size; alternating: cuBLAS lives in each kernel's record.
+    EXPECT_EQ(cublas, interleave ? 0 : 2);
+    EXPECT_EQ(o.text.find("cuBLAS ms") != std::string::npos, interleave);
+    EXPECT_EQ(o.text.find("timed alternately with cuBLAS") != std::string::npos, interleave);
+  }
+  std::filesystem::remove(json);
+}
+
+}  // namespace
