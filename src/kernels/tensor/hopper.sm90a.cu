@@ -232,19 +232,30 @@ class TmaEpilogueKernel final : public KernelBase {
     const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
     return tiles256 < current_sm_count() ? 128 : 256;
   }
+  // Clusters of 2 for 128 x 256 tiles (cluster=0: automatic) only from 8 waves of tiles on: below
+  // that, clusters of 1 measured equal or faster on the H100, most at short K (4096 x 4096 x 1024:
+  // 106.5% of cuBLAS against 101.0%; 4096^3: 101.3% against 100.9%), while at 8192^3 and 6144^3
+  // pairs sharing B were about 1% faster (docs/kernels/tensor-ladder.md, "Clusters of 1 below 8
+  // waves").
+  static int cluster(const Shape& s, const Params& p) {
+    if (p.at("cluster") != 0) return p.at("cluster");
+    if (p.at("tile_m") == 256) return 2;
+    const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
+    return tiles256 >= 8 * std::int64_t(current_sm_count()) ? 2 : 1;
+  }
   const HopperKernelBase& pick(const Shape& s, const Params& p) const {
     if (p.at("tile_m") == 256) return tall_;
     if (tile_n(s, p) == 128) return narrow_;
-    return p.at("cluster") == 2 ? static_cast<const HopperKernelBase&>(two_) : one_;
+    return cluster(s, p) == 2 ? static_cast<const HopperKernelBase&>(two_) : one_;
   }
 
   std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
     if (p.at("tile_m") == 256 && p.at("tile_n") == 256)
       return std::string("256 x 256 tiles would take 256 accumulators per thread (tile_m=256 runs with tile_n=128)");
-    if (p.at("tile_m") == 256 && p.at("cluster") != 2)
-      return std::string("256 x 128 tiles run in clusters of 2 only (cuBLAS's configuration; tile_m=256 needs cluster=2)");
-    if (p.at("tile_m") == 128 && p.at("tile_n") == 128 && p.at("cluster") != 1)
-      return std::string("128 x 128 tiles run without clusters (tile_n=128 runs with cluster=1)");
+    if (p.at("tile_m") == 256 && p.at("cluster") == 1)
+      return std::string("256 x 128 tiles run in clusters of 2 only (cuBLAS's configuration; tile_m=256 needs cluster=2 or 0)");
+    if (p.at("tile_m") == 128 && p.at("tile_n") == 128 && p.at("cluster") == 2)
+      return std::string("128 x 128 tiles run without clusters (tile_n=128 runs with cluster=1 or 0)");
     return pick(s, p).reject(s, p, d);
   }
   TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(s, p).traffic(s, p); }
@@ -352,7 +363,7 @@ void add_step(Registry& r) {
     i.outputs = {DType::f32, operand_type(P)};
     i.params = {{"tile_m", "tile rows: 128, or 256 (tiles of 256 x 128, in clusters of 2)", {128, 256}, 128},
                 {"tile_n", "tile columns with 128 rows: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
-                {"cluster", "CTAs per cluster: 2 = pairs sharing their larger operand tile by TMA multicast (B of 128 x 256 tiles, A of 256 x 128)", {1, 2}, 2},
+                {"cluster", "CTAs per cluster: 2 = pairs sharing their larger operand tile by TMA multicast (B of 128 x 256 tiles, A of 256 x 128); 0 = 2 from 8 waves of 128 x 256 tiles on, and with 256 x 128 tiles, 1 otherwise", {0, 1, 2}, 0},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
                 {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
     i.constraints =
