@@ -1,37 +1,19 @@
 // gemmlab lab from the command line, timed both ways: cuBLAS once per size after the kernels
 // (default), and every kernel alternating with cuBLAS runs of its own (--interleave).
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <string>
 
-#include <sys/wait.h>
-
+#include "cpu/cli_runner.hpp"
 #include "gpu_test.hpp"
 #include "results/record.hpp"
 
 using namespace gemmlab;
+using gemmlab::testing::CliOutcome;
+using gemmlab::testing::run_cli;
 
 namespace {
 
 class LabCli : public GpuTest {};
-
-struct Outcome {
-  int status = -1;
-  std::string text;
-};
-
-Outcome run_lab(const std::string& args) {
-  const std::string cmd = std::string(GEMMLAB_EXE) + " lab " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return o;
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), int(buf.size()), p)) o.text += buf.data();
-  const int raw = pclose(p);
-  o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return o;
-}
 
 TEST_F(LabCli, InterleavedLabPairsEveryKernelWithItsOwnCublasRuns) {
   const std::string json = (std::filesystem::temp_directory_path() / "gemmlab_lab_cli_test.json").string();
@@ -39,9 +21,9 @@ TEST_F(LabCli, InterleavedLabPairsEveryKernelWithItsOwnCublasRuns) {
     std::filesystem::remove(json);
     // Sizes where the naive kernel is clearly slower than cuBLAS (below about 300 it is faster: at
     // 96^3 cuBLAS took 0.017 ms on the H100, the naive kernel 0.007 ms).
-    const Outcome o = run_lab(std::string("--kernels seed.naive --sizes 515,1021 --iters 5 --json ") + json +
-                              (interleave ? " --interleave" : ""));
-    SCOPED_TRACE(o.text);
+    const CliOutcome o = run_cli(std::string("lab --kernels seed.naive --sizes 515,1021 --iters 5 --json ") + json +
+                                 (interleave ? " --interleave" : ""));
+    SCOPED_TRACE(o.output);
     ASSERT_EQ(o.status, 0);
     const auto results = read_results_file(json)["results"];
     int kernels = 0, cublas = 0;
@@ -65,8 +47,8 @@ TEST_F(LabCli, InterleavedLabPairsEveryKernelWithItsOwnCublasRuns) {
     EXPECT_EQ(kernels, 2);
     // Blocked: one cuBLAS record per size; alternating: cuBLAS lives in each kernel's record.
     EXPECT_EQ(cublas, interleave ? 0 : 2);
-    EXPECT_EQ(o.text.find("cuBLAS ms") != std::string::npos, interleave);
-    EXPECT_EQ(o.text.find("timed alternately with cuBLAS") != std::string::npos, interleave);
+    EXPECT_EQ(o.output.find("cuBLAS ms") != std::string::npos, interleave);
+    EXPECT_EQ(o.output.find("timed alternately with cuBLAS") != std::string::npos, interleave);
   }
   std::filesystem::remove(json);
 }
