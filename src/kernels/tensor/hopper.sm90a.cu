@@ -224,24 +224,26 @@ class TmaEpilogueKernel final : public KernelBase {
   explicit TmaEpilogueKernel(const KernelInfo& info)
       : KernelBase(info), one_(info, 8), two_(info, 8), narrow_(info, 8), tall_(info, 8) {}
 
+  // Waves of 128 x 256 tiles on this GPU's SMs, which the automatic tile width and cluster size
+  // go by.
+  static double waves256(const Shape& s) {
+    return double(ceil_div(s.m, 128) * ceil_div(s.n, 256)) / current_sm_count();
+  }
   // 256-row tiles are 128 columns wide. 128-row tiles: 256 columns unless they leave SMs idle
   // (fewer tiles than SMs -> 128 columns).
   static int tile_n(const Shape& s, const Params& p) {
     if (p.at("tile_m") == 256) return 128;
     if (p.at("tile_n") != 0) return p.at("tile_n");
-    const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
-    return tiles256 < current_sm_count() ? 128 : 256;
+    return waves256(s) < 1 ? 128 : 256;
   }
   // Clusters of 2 for 128 x 256 tiles (cluster=0: automatic) only from 8 waves of tiles on: below
   // that, clusters of 1 measured equal or faster on the H100, most at short K (4096 x 4096 x 1024:
-  // 106.5% of cuBLAS against 101.0%; 4096^3: 101.3% against 100.9%), while at 8192^3 and 6144^3
-  // pairs sharing B were about 1% faster (docs/kernels/tensor-ladder.md, "Clusters of 1 below 8
-  // waves").
+  // 106.5% of cuBLAS against 101.0%; 4096^3: 101.3% against 100.9%), while at 6144^3 and 16384 x
+  // 16384 x K pairs sharing B were 0.5 to 2% faster (docs/kernels/tensor-ladder.md, "Clusters of 1
+  // below 8 waves"). (256 x 128 tiles always run in pairs: pick takes them first.)
   static int cluster(const Shape& s, const Params& p) {
     if (p.at("cluster") != 0) return p.at("cluster");
-    if (p.at("tile_m") == 256) return 2;
-    const std::int64_t tiles256 = ceil_div(s.m, 128) * ceil_div(s.n, 256);
-    return tiles256 >= 8 * std::int64_t(current_sm_count()) ? 2 : 1;
+    return waves256(s) >= 8 ? 2 : 1;
   }
   const HopperKernelBase& pick(const Shape& s, const Params& p) const {
     if (p.at("tile_m") == 256) return tall_;
