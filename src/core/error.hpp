@@ -11,13 +11,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-namespace gemmlab {
+#include "gemmlab/error.hpp"  // gemmlab::Error: the one exception type for anything a user can fix or must know
 
-// The one exception type the library throws for anything the user can fix or must know.
-class Error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace gemmlab {
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t code, const char* call, const char* file, int line);

@@ -1,0 +1,74 @@
+// Dispatch: which kernel, with which parameters, computes a problem. The choice lives here and
+// only here: kernels take a named configuration and run it; they do not choose.
+//
+// For a normalised problem (api/problem.hpp), choose() lists the kernel families that can run it
+// on this device (types, architecture, alignment, workspace), then takes the configuration from
+// the dispatch table's nearest measured shape, or from each family's model where the table holds
+// none, and ranks the candidates by the model's estimate. describe() says what was chosen and why.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "kernels/library/launch.hpp"
+
+namespace gemmlab::detail {
+
+struct ContextImpl;
+
+enum class Family {
+  generic,     // kernels/library/generic.cu: any problem, CUDA cores
+  simt,        // kernels/fp32/pipelined.cuh: FP32 on CUDA cores, cp.async pipeline
+  sm90,        // kernels/tensor/hopper.cuh: BF16/FP16 on sm_90a (wgmma, TMA, warp specialisation)
+  sm90_tf32,   // kernels/tensor/hopper_tf32.cuh: TF32 on sm_90a
+};
+const char* family_name(Family f);
+
+// The Hopper 16-bit kernel's parameters.
+struct Sm90Config {
+  int tile_m = 128, tile_n = 256;  // 128x256, 128x128 (or, in the lab, 256x128)
+  int cluster = 1;                 // 2: pairs sharing the larger operand tile by TMA multicast
+  int group_m = 8;                 // tile rows per raster group of the persistent schedule
+  int stream_k = 0;                // TailMode: 0 whole tiles only, 1 when the model gains, 2 always
+};
+
+// The CUDA-core FP32 kernel's parameters (kernels/fp32/pipelined.hpp: PipelinedChoice).
+struct SimtConfig {
+  int tile_m = 128, tile_n = 128, thread_m = 8, stages = 3;
+  int group_m = 8, splits = 1, stream_k = 0;
+};
+
+// The Hopper TF32 kernel's parameters.
+struct Tf32Config {
+  int cluster = 1;
+  int group_m = 8;
+  int stream_k = 0;
+};
+
+struct Choice {
+  Family family = Family::generic;
+  Sm90Config sm90;
+  SimtConfig simt;
+  Tf32Config tf32;
+  std::size_t workspace_bytes = 0;
+  std::string reason;
+};
+
+// Per-device preparation of every family (Context construction): shared-memory limits raised,
+// resident blocks and clusters counted into `state`.
+void prepare_kernels(DeviceState& state);
+
+Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
+// Every kernel family and configuration that can compute p with this workspace (the model's
+// default configuration of each family, and for the tunable families their other configurations):
+// what `gemmlab tune --table` times, and what the tests run one by one.
+std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
+void execute(const Choice& c, const Problem& p, const LaunchEnv& env);
+Plan describe(const Choice& c, const Problem& p);
+
+// The table key of a problem's class: "bf16.f32", "tf32.f32", ...
+std::string types_key(const Problem& p);
+
+}  // namespace gemmlab::detail

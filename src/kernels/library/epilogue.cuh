@@ -1,0 +1,78 @@
+// The epilogue every library kernel applies to its FP32 sums before writing D:
+//
+//   D = act(alpha * acc + beta * C + bias)
+//
+// in that order (cuBLASLt's). Shared by the generic, CUDA-core and tensor-core kernels so that
+// they agree to the bit on everything after the product.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace gemmlab::epi {
+
+enum Act : int { kNone = 0, kRelu = 1, kGeluTanh = 2, kSilu = 3 };
+enum BiasKind : int { kNoBias = 0, kPerRow = 1, kPerColumn = 2 };
+
+// Kernel-argument form of the epilogue (trivially copyable).
+struct Params {
+  float alpha = 1.0f, beta = 0.0f;
+  const float* alpha_ptr = nullptr;  // read once per thread when set
+  const float* beta_ptr = nullptr;
+  const void* bias = nullptr;
+  std::int64_t bias_stride = 0;  // between batch items (or groups)
+  int bias_kind = kNoBias;
+  int bias_f32 = 1;  // the bias is FP32; else it has D's type
+  int act = kNone;
+};
+
+__device__ __forceinline__ float to_f32(float x) { return x; }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_f32(__half x) { return __half2float(x); }
+
+template <class T> __device__ __forceinline__ T from_f32(float x);
+template <> __device__ __forceinline__ float from_f32<float>(float x) { return x; }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+template <> __device__ __forceinline__ __half from_f32<__half>(float x) { return __float2half_rn(x); }
+
+// GELU's tanh form through the identity 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)): one exponential
+// and one division, accurate to a few FP32 ulps (the reference evaluates the tanh form in double).
+__device__ __forceinline__ float activate(float x, int act) {
+  switch (act) {
+    case kRelu: return x > 0.0f ? x : 0.0f;
+    case kGeluTanh: {
+      const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+      return __fdividef(x, 1.0f + __expf(-2.0f * u));
+    }
+    case kSilu: return __fdividef(x, 1.0f + __expf(-x));
+    default: return x;
+  }
+}
+
+// alpha and beta as this launch uses them: the values, or what the device pointers hold.
+struct Scalars {
+  float alpha, beta;
+};
+__device__ __forceinline__ Scalars scalars(const Params& p) {
+  return {p.alpha_ptr ? *p.alpha_ptr : p.alpha, p.beta_ptr ? *p.beta_ptr : p.beta};
+}
+
+// The bias for element (row, col) of batch item (or group) `item`.
+template <class OutT>
+__device__ __forceinline__ float bias_at(const Params& p, std::int64_t item, std::int64_t row, std::int64_t col) {
+  if (p.bias_kind == kNoBias) return 0.0f;
+  const std::int64_t i = item * p.bias_stride + (p.bias_kind == kPerRow ? row : col);
+  return p.bias_f32 ? __ldg(static_cast<const float*>(p.bias) + i) : to_f32(static_cast<const OutT*>(p.bias)[i]);
+}
+
+// One output value: the sum `acc`, the old C (read only when beta != 0) and the bias.
+template <class OutT>
+__device__ __forceinline__ OutT finish(const Params& p, const Scalars& s, float acc, const OutT* c, float bias) {
+  float v = s.alpha * acc;
+  if (s.beta != 0.0f) v += s.beta * to_f32(*c);
+  return from_f32<OutT>(activate(v + bias, p.act));
+}
+
+}  // namespace gemmlab::epi

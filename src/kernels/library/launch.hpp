@@ -1,0 +1,41 @@
+// What the library's kernels receive from the dispatcher besides the problem: the stream, the
+// scratch memory of the call, and what the context measured about the device.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "gemmlab/context.hpp"
+
+namespace gemmlab::detail {
+
+// Per-device facts kernels size their grids by, measured once when a Context is made (never in a
+// static: two contexts on two GPUs each hold their own).
+struct DeviceState {
+  DeviceProperties props;
+  int cc = 0;  // 90 for sm_90
+  // Resident clusters (or blocks) of each compiled configuration of a kernel family, indexed as the
+  // family's own configuration list; filled by the family's prepare function.
+  std::vector<int> sm90_resident;
+  std::vector<int> simt_resident;
+  std::vector<int> tf32_resident;
+};
+
+// Scratch memory of one call: `bytes` of workspace (256-byte aligned) and the zeroed counters
+// (kFlagCount of them) that stream-K tails signal with; kernels leave them zero.
+struct Scratch {
+  unsigned char* data = nullptr;
+  std::size_t bytes = 0;
+  unsigned* flags = nullptr;
+};
+inline constexpr int kFlagCount = 4096;
+
+struct LaunchEnv {
+  cudaStream_t stream = nullptr;
+  Scratch scratch;
+  const DeviceState* device = nullptr;
+};
+
+}  // namespace gemmlab::detail
