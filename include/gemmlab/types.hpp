@@ -2,6 +2,7 @@
 // options and determinism modes. Plain C++20; no CUDA header is needed to use it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 

@@ -18,7 +18,7 @@ namespace gemmlab::cli {
 namespace {
 
 struct RunOptions {
-  std::string kernel;
+  std::string kernel, precision;
   ShapeOptions shape;
   ParamOptions params;
   TimingOptions timing;
@@ -28,7 +28,11 @@ struct RunOptions {
   bool no_verify = false, no_cublas = false, roofline = false, interleave = false;
 };
 
-void run(const RunOptions& o) {
+void run(const RunOptions& given) {
+  RunOptions o = given;
+  // `auto` is the library's dispatch: auto.<precision> (fp32 unless --precision says otherwise).
+  if (o.kernel == "auto") o.kernel = "auto." + (o.precision.empty() ? std::string("fp32") : o.precision);
+  else if (!o.precision.empty()) throw Error("--precision: only with --kernel auto (a kernel id names its precision)");
   const Kernel& k = Registry::instance().get(o.kernel);  // unknown ids fail before touching the GPU
   RunSpec spec;
   spec.kernel = o.kernel;
@@ -86,7 +90,10 @@ void run(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   static RunOptions o;
   auto* cmd = app.add_subcommand("run", "run one kernel on one shape: verify it and time it beside cuBLAS");
-  cmd->add_option("--kernel", o.kernel, "kernel id (see 'gemmlab list')")->required();
+  cmd->add_option("--kernel", o.kernel, "kernel id (see 'gemmlab list'), or auto: the library's choice for the shape")
+      ->required();
+  cmd->add_option("--precision", o.precision, "with --kernel auto: fp32 (default), tf32, bf16 or fp16")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}));
   o.shape.add_to(*cmd);
   o.params.add_to(*cmd);
   o.timing.add_to(*cmd);

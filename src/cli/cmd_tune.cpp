@@ -1,15 +1,23 @@
 // gemmlab tune: the autotuner. Every parameter combination a kernel allows, on one shape,
 // verified and timed; ranked fastest first, with cuBLAS from the same run.
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
+#include "api/context_impl.hpp"
+#include "api/problem.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/present.hpp"
 #include "core/error.hpp"
+#include "dispatch/dispatch.hpp"
+#include "gemmlab/gemmlab.hpp"
+#include "harness/anchors.hpp"
+#include "harness/timing.hpp"
 #include "kernels/registry.hpp"
+#include "reference/api_reference.hpp"
 #include "results/record.hpp"
 
 namespace gemmlab::cli {
@@ -17,7 +25,8 @@ namespace gemmlab::cli {
 namespace {
 
 struct TuneOptions {
-  std::string kernel, json;
+  std::string kernel, json, table;
+  std::string precisions = "bf16,fp16,tf32,fp32";
   ShapeOptions shape;
   TimingOptions timing;
   int top = 0;
@@ -82,17 +91,172 @@ void tune(const TuneOptions& o) {
     if (!r.passed()) throw Error(fmt::format("{} failed verification", params_to_string(r.spec.params)));
 }
 
+// ---- gemmlab tune --table: the library's dispatch table for this GPU -----------------------------
+
+// The grid a table is measured on: squares, and the flat, tall and deep shapes a model call makes.
+// Entries serve shapes within a factor of 1.5 in every dimension (Table::nearest); the model
+// serves the rest.
+struct GridShape {
+  std::int64_t m, n, k;
+};
+constexpr GridShape kTableGrid[] = {
+    {256, 256, 256},    {512, 512, 512},     {1024, 1024, 1024}, {2048, 2048, 2048}, {3072, 3072, 3072},
+    {4096, 4096, 4096}, {6144, 6144, 6144},  {8192, 8192, 8192}, {128, 4096, 4096},  {4096, 4096, 1024},
+    {768, 3072, 768},   {8192, 8192, 1024},  {1024, 1024, 8192}, {16384, 4096, 4096},
+};
+
+// One class of the table: operand and output types, compute, layout (ops on row-major storage).
+struct TableClass {
+  DataType ab, cd;
+  Compute compute;
+  const char* layout;
+};
+
+std::vector<TableClass> table_classes(const std::string& precisions) {
+  std::vector<TableClass> out;
+  auto wants = [&](std::string_view p) {
+    for (std::size_t a = 0, b; a <= precisions.size(); a = b + 1) {
+      b = precisions.find(',', a);
+      if (b == std::string::npos) b = precisions.size();
+      if (precisions.substr(a, b - a) == p) return true;
+    }
+    return false;
+  };
+  for (std::string_view p : {"bf16", "fp16"}) {
+    if (!wants(p)) continue;
+    const DataType t = p == "bf16" ? DataType::bf16 : DataType::f16;
+    // Same-type output and FP32 output; NN and NT (B stored N x K: torch.nn.Linear's weights).
+    for (DataType cd : {t, DataType::f32})
+      for (const char* layout : {"NN", "NT"}) out.push_back({t, cd, Compute::f32, layout});
+  }
+  if (wants("tf32"))
+    for (const char* layout : {"NN", "NT", "TN"}) out.push_back({DataType::f32, DataType::f32, Compute::tf32, layout});
+  if (wants("fp32")) out.push_back({DataType::f32, DataType::f32, Compute::f32, "NN"});
+  if (out.empty()) throw Error(fmt::format("--precisions: '{}' names none of bf16, fp16, tf32, fp32", precisions));
+  return out;
+}
+
+// The device-name substring a table serves: the first word with a digit after the vendor
+// ("NVIDIA H100 80GB HBM3" -> "H100").
+std::string device_match(const std::string& name) {
+  std::size_t a = 0;
+  while (a < name.size()) {
+    std::size_t b = name.find(' ', a);
+    if (b == std::string::npos) b = name.size();
+    const std::string word = name.substr(a, b - a);
+    if (word != "NVIDIA" && word.find_first_of("0123456789") != std::string::npos) return word;
+    a = b + 1;
+  }
+  return name;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text << '\n';
+  if (!out.flush()) throw Error(fmt::format("--table: cannot write {}", path));
+}
+
+void tune_table(const TuneOptions& o) {
+  Lab lab;
+  const cudaStream_t s = lab.stream();
+  const Context& ctx = lab.library();
+  detail::Table table;
+  table.device = lab.device().name;
+  table.match = device_match(lab.device().name);
+  table.commit = GEMMLAB_GIT_COMMIT;
+  const TimingPlan plan{2, 15, 1.0, false};
+  Table shown({"types", "layout", "shape", "candidates", "fastest", "ms", "model's pick ms", "cuBLAS ms", "vs cuBLAS"});
+  for (const TableClass& tc : table_classes(o.precisions)) {
+    for (const GridShape& sh : kTableGrid) {
+      Gemm g;
+      g.m = sh.m, g.n = sh.n, g.k = sh.k;
+      g.a.type = g.b.type = tc.ab;
+      g.d.type = g.c.type = tc.cd;
+      g.compute = tc.compute;
+      g.op_a = tc.layout[0] == 'T' ? Op::transpose : Op::none;
+      g.op_b = tc.layout[1] == 'T' ? Op::transpose : Op::none;
+      using apiref::Layout;
+      const Layout la = apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k);
+      const Layout lb = apiref::operand_layout(g.b.type, g.b.order, g.op_b, g.k, g.n);
+      const Layout ld = apiref::operand_layout(g.d.type, g.d.order, Op::none, g.m, g.n);
+      apiref::TestMatrix a(la, s), b(lb, s), d(ld, s);
+      a.fill_uniform(21, 1, s);
+      b.fill_uniform(21, 2, s);
+      g.a = a.input(), g.b = b.input(), g.d = d.output();
+      const apiref::Reference ref = apiref::reference(g, 1.0, 0.0, s);
+      const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
+      const detail::Problem p = detail::normalize(g);
+      const detail::LaunchEnv env{s, ctx.impl().workspace.view(), &ctx.impl().device};
+      const std::vector<detail::Choice> choices = detail::candidates(ctx.impl(), p, env.scratch.bytes);
+      // The model's own pick (the table left out), for the record.
+      detail::ContextImpl model_only = ctx.impl();
+      model_only.table = {};
+      const detail::Choice model = detail::choose(model_only, p, env.scratch.bytes);
+      const Plan model_plan = detail::describe(model, p);
+      double best_ms = 0, model_ms = 0;
+      const detail::Choice* best = nullptr;
+      for (const detail::Choice& c : choices) {
+        auto run = [&] { detail::execute(c, p, env); };
+        d.poison(s);
+        run();
+        const apiref::OutputCheck check = apiref::check_output(d, ref, tol, s);
+        const Plan cp = detail::describe(c, p);
+        if (!check.passed())
+          throw Error(fmt::format("{} {} {}x{}x{}: {} [{}] failed its check: {}", detail::types_key(p), tc.layout, g.m,
+                                  g.n, g.k, cp.kernel, cp.config, check.summary()));
+        const double ms = time_runs(lab, plan, run).ms.median;
+        if (cp.kernel == model_plan.kernel && cp.config == model_plan.config) model_ms = ms;
+        if (!best || ms < best_ms) best = &c, best_ms = ms;
+      }
+      const anchor::Anchor anc = anchor::cublas_for(lab, g);
+      const double cublas_ms = time_runs(lab, plan, anc.run).ms.median;
+      detail::TableEntry e;
+      e.types = detail::types_key(p);
+      e.layout = p.layout_name();
+      e.m = p.m, e.n = p.n, e.k = p.k;
+      e.kernel = detail::family_name(best->family);
+      e.config = detail::config_fields(*best);
+      e.ms = best_ms, e.reference_ms = cublas_ms;
+      table.entries.push_back(e);
+      const Plan bp = detail::describe(*best, p);
+      shown.add({e.types, tc.layout, fmt::format("{}x{}x{}", g.m, g.n, g.k), std::to_string(choices.size()),
+                 fmt::format("{} [{}]", bp.kernel, bp.config.substr(0, bp.config.find(" layout="))), fmt_ms(best_ms),
+                 model_ms > 0 ? fmt_ms(model_ms) : "-", fmt_ms(cublas_ms), fmt_percent(cublas_ms / best_ms)});
+      std::cerr << fmt::format("\r{} entries", table.entries.size()) << std::flush;
+    }
+  }
+  std::cerr << "\n";
+  shown.print(std::cout);
+  write_text_file(o.table, detail::table_to_json(table));
+  std::cout << fmt::format("dispatch table for {} (match \"{}\"): {} entries written to {}\n", table.device,
+                           table.match, table.entries.size(), o.table);
+}
+
 }  // namespace
 
 void add_tune_command(CLI::App& app) {
   static TuneOptions o;
   auto* cmd = app.add_subcommand("tune", "autotune: time every parameter combination of a kernel on one shape");
-  cmd->add_option("--kernel", o.kernel, "kernel id")->required();
+  cmd->add_option("--kernel", o.kernel, "kernel id (without --table)");
+  cmd->add_option("--table", o.table,
+                  "measure the library's dispatch table for this GPU over its shape grid and write it (JSON) to this "
+                  "file: data/dispatch/<gpu>.json is built into the library, any other file is read through "
+                  "Context::Options::table or GEMMLAB_TABLE");
+  cmd->add_option("--precisions", o.precisions, "with --table: bf16, fp16, tf32, fp32 (comma-separated)")
+      ->capture_default_str();
   o.shape.add_to(*cmd);
   o.timing.add_to(*cmd);
   cmd->add_option("--top", o.top, "show only the N fastest");
   cmd->add_option("--json", o.json, "write every measurement as JSON");
-  cmd->callback([] { tune(o); });
+  cmd->callback([] {
+    if (!o.table.empty()) {
+      if (!o.kernel.empty()) throw Error("--table measures the library's dispatch; it takes no --kernel");
+      tune_table(o);
+    } else {
+      if (o.kernel.empty()) throw Error("--kernel: a kernel id is required (or --table FILE)");
+      tune(o);
+    }
+  });
 }
 
 }  // namespace gemmlab::cli

@@ -19,5 +19,7 @@ void add_compare_command(CLI::App& app);
 void add_occupancy_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_peak_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
 
 }  // namespace gemmlab::cli

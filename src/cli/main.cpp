@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
     cli::add_occupancy_command(app);
     cli::add_profile_command(app);
     cli::add_peak_command(app);
+    cli::add_explain_command(app);
+    cli::add_bench_command(app);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);

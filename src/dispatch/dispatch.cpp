@@ -1,11 +1,152 @@
 #include "dispatch/dispatch.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "api/context_impl.hpp"
 #include "kernels/library/generic.hpp"
+#include "kernels/library/simt.hpp"
+#include "kernels/library/sm90.hpp"
+#include "kernels/library/tf32.hpp"
 
 namespace gemmlab::detail {
+
+namespace {
+
+int param(const TableEntry& e, const char* name, int fallback) {
+  const auto it = e.config.find(name);
+  return it == e.config.end() ? fallback : it->second;
+}
+
+Sm90Config sm90_from(const TableEntry& e) {
+  Sm90Config c;
+  c.tile_m = param(e, "tile_m", c.tile_m);
+  c.tile_n = param(e, "tile_n", c.tile_n);
+  c.cluster = param(e, "cluster", c.cluster);
+  c.group_m = param(e, "group_m", c.group_m);
+  c.stream_k = param(e, "stream_k", c.stream_k);
+  return c;
+}
+
+SimtConfig simt_from(const TableEntry& e) {
+  SimtConfig c;
+  c.tile_m = param(e, "tile_m", c.tile_m);
+  c.tile_n = param(e, "tile_n", c.tile_n);
+  c.thread_m = param(e, "thread_m", c.thread_m);
+  c.stages = param(e, "stages", c.stages);
+  c.group_m = param(e, "group_m", c.group_m);
+  c.splits = param(e, "splits", c.splits);
+  c.stream_k = param(e, "stream_k", c.stream_k);
+  return c;
+}
+
+Tf32Config tf32_from(const TableEntry& e) {
+  Tf32Config c;
+  c.cluster = param(e, "cluster", c.cluster);
+  c.group_m = param(e, "group_m", c.group_m);
+  c.stream_k = param(e, "stream_k", c.stream_k);
+  return c;
+}
+
+std::string shape_text(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+  return batch > 1 ? fmt::format("{}x{}x{} x{}", m, n, k, batch) : fmt::format("{}x{}x{}", m, n, k);
+}
+
+bool invariant(const Problem& p) { return p.determinism == Determinism::batch_invariant; }
+
+// The table's entry for p, unless the caller asked for batch invariance (a table's choice varies
+// with m by design).
+const TableEntry* table_entry(const ContextImpl& ctx, const Problem& p) {
+  if (invariant(p) || ctx.table.entries.empty()) return nullptr;
+  return ctx.table.nearest(class_key(p.ab, p.cd, p.tf32, p.grouped(), p.a.k_major, p.b.k_major), p.m, p.n, p.k,
+                           p.grouped() ? p.groups : p.batch);
+}
+
+// One family's choice: the table's configuration if it names this family and that configuration
+// runs p here, else the family's model. `from_entry` reads a configuration from a table entry,
+// `model` gives the model's, `reject` says why a configuration cannot run (nothing when it can),
+// `bytes` the workspace it takes. Returns false, with the family's refusal in `why_not`, when even
+// the model's configuration cannot run.
+template <class Config, class FromEntry, class Model, class Reject, class Bytes>
+bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, const char* table_name, Config Choice::*slot,
+                   FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not) {
+  if (const TableEntry* e = table_entry(ctx, p); e && e->kernel == table_name) {
+    const Config c = from_entry(*e);
+    if (!reject(c)) {
+      out.family = family;
+      out.*slot = c;
+      out.workspace_bytes = bytes(c);
+      out.why = Why::table;
+      out.entry = e;
+      return true;
+    }
+  }
+  const Config c = model();
+  if (auto why = reject(c)) {
+    why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", table_name, *why);
+    return false;
+  }
+  out.family = family;
+  out.*slot = c;
+  out.workspace_bytes = bytes(c);
+  out.why = invariant(p) ? Why::batch_invariant : Why::model;
+  return true;
+}
+
+bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  return choose_family(
+      ctx, p, Family::sm90, "sm90", &Choice::sm90, sm90_from,
+      [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
+      [&](const Sm90Config& c) { return sm90_reject(p, c, dev); },
+      [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not);
+}
+
+bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  return choose_family(
+      ctx, p, Family::sm90_tf32, "sm90_tf32", &Choice::tf32, tf32_from,
+      [&] { return tf32_model_choice(p, dev, invariant(p)); },
+      [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
+      [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not);
+}
+
+bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  return choose_family(
+      ctx, p, Family::simt, "simt", &Choice::simt, simt_from,
+      [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
+      [&](const SimtConfig& c) -> std::optional<std::string> {
+        if (auto why = simt_reject(p, c, dev)) return why;
+        // Split-K must fit the workspace (a stream-K tail that does not is dropped at launch).
+        if (c.splits > 1 && simt_workspace_bytes(p, c, dev) > ws)
+          return fmt::format("split-K needs {} bytes of workspace, the call has {}", simt_workspace_bytes(p, c, dev), ws);
+        return std::nullopt;
+      },
+      [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not);
+}
+
+// What the model's choice says in words.
+std::string model_words(const Choice& c, const Problem& p) {
+  switch (c.family) {
+    case Family::sm90:
+      return c.sm90.tile_n == 128 ? "128x128 tiles: fewer 128x256 tiles than SMs"
+             : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
+                                   : "128x256 tiles";
+    case Family::sm90_tf32:
+      return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
+                         p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
+    case Family::simt:
+      return c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
+             : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
+                                    : "the tile with the fewest waves for its efficiency";
+    default: return "the only kernel for this problem";
+  }
+}
+
+}  // namespace
 
 const char* family_name(Family f) {
   switch (f) {
@@ -17,25 +158,100 @@ const char* family_name(Family f) {
   return "?";
 }
 
-std::string types_key(const Problem& p) {
-  return fmt::format("{}.{}", p.tf32 ? std::string_view("tf32") : to_string(p.ab), to_string(p.cd));
+std::map<std::string, int> config_fields(const Choice& c) {
+  switch (c.family) {
+    case Family::sm90:
+      return {{"tile_m", c.sm90.tile_m}, {"tile_n", c.sm90.tile_n}, {"cluster", c.sm90.cluster},
+              {"group_m", c.sm90.group_m}, {"stream_k", c.sm90.stream_k}};
+    case Family::sm90_tf32:
+      return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k}};
+    case Family::simt:
+      return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
+              {"stages", c.simt.stages}, {"group_m", c.simt.group_m}, {"splits", c.simt.splits},
+              {"stream_k", c.simt.stream_k}};
+    default: return {};
+  }
 }
 
-void prepare_kernels(DeviceState&) {}
+std::string types_key(const Problem& p) {
+  return fmt::format("{}.{}{}", p.tf32 ? std::string_view("tf32") : to_string(p.ab), to_string(p.cd),
+                     p.grouped() ? ".grouped" : "");
+}
 
-Choice choose(const ContextImpl&, const Problem&, std::size_t) {
+void prepare_kernels(DeviceState& state) {
+  prepare_sm90(state);
+  prepare_tf32(state);
+  prepare_simt(state);
+}
+
+Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes) {
   Choice c;
-  c.family = Family::generic;
-  c.reason = "the generic kernel serves every problem";
+  std::string why_not;
+  // The fast families that compute this problem's types, fastest first by design; the family a
+  // table entry measured fastest goes first.
+  std::vector<Family> order;
+  if (p.ab == DataType::bf16 || p.ab == DataType::f16) order = {Family::sm90};
+  else if (p.ab == DataType::f32 && p.tf32) order = {Family::sm90_tf32, Family::simt};  // simt: exactly in FP32
+  else if (p.ab == DataType::f32) order = {Family::simt};
+  const TableEntry* e = table_entry(ctx, p);
+  if (e && e->kernel == family_name(Family::generic)) {
+    c.why = Why::table;
+    c.entry = e;
+    return c;
+  }
+  if (e)
+    for (std::size_t i = 1; i < order.size(); ++i)
+      if (e->kernel == family_name(order[i])) std::rotate(order.begin(), order.begin() + long(i), order.begin() + long(i) + 1);
+  for (Family f : order) {
+    const bool chosen = f == Family::sm90        ? choose_sm90(ctx, p, workspace_bytes, c, why_not)
+                        : f == Family::sm90_tf32 ? choose_tf32(ctx, p, workspace_bytes, c, why_not)
+                                                 : choose_simt(ctx, p, workspace_bytes, c, why_not);
+    if (chosen) return c;
+  }
+  c = Choice{};
+  c.why = Why::fallback;
+  c.fallback = why_not.empty() ? "no fast kernel computes these types" : std::move(why_not);
   return c;
 }
 
 std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes) {
-  return {choose(ctx, p, workspace_bytes)};
+  std::vector<Choice> out;
+  Choice generic;
+  generic.why = Why::fallback;
+  generic.fallback = "candidate";
+  out.push_back(generic);
+  for (const Sm90Config& cfg : sm90_configs()) {
+    if (sm90_reject(p, cfg, ctx.device)) continue;
+    Choice c;
+    c.family = Family::sm90;
+    c.sm90 = cfg;
+    c.workspace_bytes = sm90_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+    out.push_back(c);
+  }
+  for (const SimtConfig& cfg : simt_configs()) {
+    if (simt_reject(p, cfg, ctx.device) || simt_workspace_bytes(p, cfg, ctx.device) > workspace_bytes) continue;
+    Choice c;
+    c.family = Family::simt;
+    c.simt = cfg;
+    c.workspace_bytes = simt_workspace_bytes(p, cfg, ctx.device);
+    out.push_back(c);
+  }
+  for (const Tf32Config& cfg : tf32_configs()) {
+    if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+    Choice c;
+    c.family = Family::sm90_tf32;
+    c.tf32 = cfg;
+    c.workspace_bytes = tf32_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+    out.push_back(c);
+  }
+  return out;
 }
 
 void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
   switch (c.family) {
+    case Family::sm90: launch_sm90(p, c.sm90, env); return;
+    case Family::sm90_tf32: launch_tf32(p, c.tf32, env); return;
+    case Family::simt: launch_simt(p, c.simt, env); return;
     default: launch_generic(p, env.stream); return;
   }
 }
@@ -43,8 +259,39 @@ void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
 Plan describe(const Choice& c, const Problem& p) {
   Plan plan;
   plan.kernel = fmt::format("{}.{}", family_name(c.family), types_key(p));
-  plan.config = fmt::format("layout={}", p.layout_name());
-  plan.reason = c.reason;
+  switch (c.family) {
+    case Family::sm90:
+      plan.config = fmt::format("tile={}x{} cluster={} group={} stream_k={}", c.sm90.tile_m, c.sm90.tile_n,
+                                c.sm90.cluster, c.sm90.group_m, c.sm90.stream_k);
+      break;
+    case Family::sm90_tf32:
+      plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}", c.tf32.cluster, c.tf32.group_m,
+                                c.tf32.stream_k, p.a.k_major ? "" : " copy_a=k_major");
+      break;
+    case Family::simt:
+      plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}", c.simt.tile_m,
+                                c.simt.tile_n, c.simt.thread_m, c.simt.stages, c.simt.group_m, c.simt.splits,
+                                c.simt.stream_k);
+      break;
+    default: break;
+  }
+  plan.config += fmt::format("{}layout={}{}{}", plan.config.empty() ? "" : " ", p.layout_name(),
+                             p.has_epilogue() ? " epilogue=fused" : "",
+                             p.transposed ? " (D column-major: D^T computed)" : "");
+  switch (c.why) {
+    case Why::table:
+      plan.reason = fmt::format("dispatch table: measured fastest at {} on {}",
+                                shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel);
+      break;
+    case Why::model:
+      plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
+                                shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
+      break;
+    case Why::batch_invariant:
+      plan.reason = "batch-invariant: one configuration for every m, whole tiles, no split of K";
+      break;
+    case Why::fallback: plan.reason = fmt::format("generic kernel: {}", c.fallback); break;
+  }
   plan.workspace_bytes = c.workspace_bytes;
   return plan;
 }

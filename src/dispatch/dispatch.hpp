@@ -8,10 +8,13 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "api/problem.hpp"
+#include "dispatch/table.hpp"
+#include "kernels/library/configs.hpp"
 #include "kernels/library/launch.hpp"
 
 namespace gemmlab::detail {
@@ -26,25 +29,13 @@ enum class Family {
 };
 const char* family_name(Family f);
 
-// The Hopper 16-bit kernel's parameters.
-struct Sm90Config {
-  int tile_m = 128, tile_n = 256;  // 128x256, 128x128 (or, in the lab, 256x128)
-  int cluster = 1;                 // 2: pairs sharing the larger operand tile by TMA multicast
-  int group_m = 8;                 // tile rows per raster group of the persistent schedule
-  int stream_k = 0;                // TailMode: 0 whole tiles only, 1 when the model gains, 2 always
-};
-
-// The CUDA-core FP32 kernel's parameters (kernels/fp32/pipelined.hpp: PipelinedChoice).
-struct SimtConfig {
-  int tile_m = 128, tile_n = 128, thread_m = 8, stages = 3;
-  int group_m = 8, splits = 1, stream_k = 0;
-};
-
-// The Hopper TF32 kernel's parameters.
-struct Tf32Config {
-  int cluster = 1;
-  int group_m = 8;
-  int stream_k = 0;
+// Why a choice was made; describe() turns it into words (choose() runs on every call, so it only
+// records the facts).
+enum class Why {
+  table,            // the table's measured winner at a nearby shape (entry)
+  model,            // the family's model, no table entry near
+  batch_invariant,  // one configuration for every m
+  fallback,         // the faster families cannot take the problem (fallback says why)
 };
 
 struct Choice {
@@ -53,7 +44,9 @@ struct Choice {
   SimtConfig simt;
   Tf32Config tf32;
   std::size_t workspace_bytes = 0;
-  std::string reason;
+  Why why = Why::model;
+  const TableEntry* entry = nullptr;  // Why::table
+  std::string fallback;               // Why::fallback: what the faster families said
 };
 
 // Per-device preparation of every family (Context construction): shared-memory limits raised,
@@ -67,6 +60,9 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
 std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
 void execute(const Choice& c, const Problem& p, const LaunchEnv& env);
 Plan describe(const Choice& c, const Problem& p);
+
+// A choice's configuration as a table entry's fields (the inverse of reading one).
+std::map<std::string, int> config_fields(const Choice& c);
 
 // The table key of a problem's class: "bf16.f32", "tf32.f32", ...
 std::string types_key(const Problem& p);

@@ -12,16 +12,52 @@
 
 namespace gemmlab::detail {
 
-const TableEntry* Table::nearest(const std::string& types, const std::string& layout, std::int64_t m, std::int64_t n,
-                                 std::int64_t k, std::int64_t batch, double reach) const {
+int class_key(DataType ab, DataType cd, bool tf32, bool grouped, bool a_k_major, bool b_k_major) {
+  return int(ab) | int(cd) << 3 | int(tf32) << 6 | int(grouped) << 7 | int(a_k_major) << 8 | int(b_k_major) << 9;
+}
+
+int class_key(std::string_view types, std::string_view layout) {
+  auto type = [](std::string_view s) -> int {
+    if (s == "f32") return int(DataType::f32);
+    if (s == "bf16") return int(DataType::bf16);
+    if (s == "f16") return int(DataType::f16);
+    return -1;
+  };
+  const bool grouped = types.size() > 8 && types.substr(types.size() - 8) == ".grouped";
+  if (grouped) types.remove_suffix(8);
+  const std::size_t dot = types.find('.');
+  if (dot == std::string_view::npos || layout.size() != 2) return -1;
+  std::string_view a = types.substr(0, dot), d = types.substr(dot + 1);
+  const bool tf32 = a == "tf32";
+  const int ab = tf32 ? int(DataType::f32) : type(a), cd = type(d);
+  if (ab < 0 || cd < 0 || (layout[0] != 'N' && layout[0] != 'T') || (layout[1] != 'N' && layout[1] != 'T')) return -1;
+  // Layout letters (problem.hpp, Problem::layout_name): A N = K-major; B N = N-major (not K-major).
+  return class_key(DataType(ab), DataType(cd), tf32, grouped, layout[0] == 'N', layout[1] == 'T');
+}
+
+void Table::index() {
+  by_class_.clear();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    TableEntry& e = entries[i];
+    e.key = class_key(e.types, e.layout);
+    e.log_m = std::log(double(e.m)), e.log_n = std::log(double(e.n)), e.log_k = std::log(double(e.k));
+    e.log_batch = std::log(double(e.batch));
+    by_class_[e.key].push_back(i);
+  }
+}
+
+const TableEntry* Table::nearest(int key, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                                 double reach) const {
+  const auto it = by_class_.find(key);
+  if (it == by_class_.end()) return nullptr;
+  const double lm = std::log(double(m)), ln = std::log(double(n)), lk = std::log(double(k));
+  const double lb = std::log(double(batch)), limit = std::log(reach);
   const TableEntry* best = nullptr;
   double best_d = 0;
-  const double limit = std::log(reach);
-  for (const TableEntry& e : entries) {
-    if (e.types != types || e.layout != layout) continue;
-    const double dm = std::fabs(std::log(double(m) / double(e.m))), dn = std::fabs(std::log(double(n) / double(e.n)));
-    const double dk = std::fabs(std::log(double(k) / double(e.k))),
-                 db = std::fabs(std::log(double(batch) / double(e.batch)));
+  for (std::size_t i : it->second) {
+    const TableEntry& e = entries[i];
+    const double dm = std::fabs(lm - e.log_m), dn = std::fabs(ln - e.log_n), dk = std::fabs(lk - e.log_k),
+                 db = std::fabs(lb - e.log_batch);
     if (dm > limit || dn > limit || dk > limit || db > limit) continue;
     const double d = dm * dm + dn * dn + dk * dk + db * db;
     if (!best || d < best_d) best = &e, best_d = d;
@@ -35,6 +71,7 @@ Table parse_table(const std::string& text, const std::string& where) {
     const nlohmann::json j = nlohmann::json::parse(text);
     t.device = j.at("device").get<std::string>();
     t.commit = j.value("commit", "");
+    t.match = j.value("match", "");
     for (const auto& e : j.at("entries")) {
       TableEntry x;
       x.types = e.at("types").get<std::string>();
@@ -48,6 +85,8 @@ Table parse_table(const std::string& text, const std::string& where) {
       for (const auto& [key, value] : e.at("config").items()) x.config[key] = value.get<int>();
       x.ms = e.value("ms", 0.0);
       x.reference_ms = e.value("reference_ms", 0.0);
+      if (class_key(x.types, x.layout) < 0)
+        throw Error(fmt::format("an entry names an unknown class ({} {})", x.types, x.layout));
       t.entries.push_back(std::move(x));
     }
   } catch (const nlohmann::json::exception& e) {
@@ -55,12 +94,14 @@ Table parse_table(const std::string& text, const std::string& where) {
   } catch (const Error& e) {
     throw Error(fmt::format("{}: not a gemmlab dispatch table ({})", where, e.what()));
   }
+  t.index();
   return t;
 }
 
 std::string table_to_json(const Table& t) {
   nlohmann::json j;
   j["device"] = t.device;
+  j["match"] = t.match;
   j["commit"] = t.commit;
   nlohmann::json entries = nlohmann::json::array();
   for (const TableEntry& e : t.entries) {

@@ -1,6 +1,7 @@
 #include "harness/lab.hpp"
 
 #include "core/error.hpp"
+#include "gemmlab/context.hpp"
 
 namespace gemmlab {
 
@@ -9,6 +10,9 @@ Lab::Lab(int device) : device_(query_device(device)) {
   GEMMLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GEMMLAB_CUBLAS(cublasCreate(&cublas_));
   GEMMLAB_CUBLAS(cublasSetStream(cublas_, stream_));
+  Context::Options options;
+  options.device = device;
+  library_ = std::make_unique<Context>(options);
 }
 
 Lab::~Lab() {
@@ -17,7 +21,7 @@ Lab::~Lab() {
 }
 
 ExecContext Lab::context(void* workspace, std::size_t workspace_bytes) const {
-  return ExecContext{stream_, cublas_, workspace, workspace_bytes, &device_};
+  return ExecContext{stream_, cublas_, workspace, workspace_bytes, &device_, library_.get()};
 }
 
 void Lab::flush_l2() {

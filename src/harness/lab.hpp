@@ -6,6 +6,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "core/buffer.hpp"
 #include "core/device.hpp"
 #include "kernels/kernel.hpp"
@@ -20,6 +22,8 @@ class Lab {
   Lab& operator=(const Lab&) = delete;
 
   const DeviceInfo& device() const { return device_; }
+  // The library's context on this device: `auto` and the production kernels run through it.
+  const Context& library() const { return *library_; }
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas() const { return cublas_; }
   ExecContext context(void* workspace = nullptr, std::size_t workspace_bytes = 0) const;
@@ -30,6 +34,7 @@ class Lab {
 
  private:
   DeviceInfo device_;
+  std::unique_ptr<Context> library_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   DeviceBuffer flush_;

@@ -4,6 +4,8 @@
 
 namespace gemmlab {
 
+// The library as a kernel: gemmlab::gemm's own dispatch, in each precision.
+void register_auto(Registry& r);
 // Baselines: cuBLAS in each precision.
 void register_cublas(Registry& r);
 // The seed ladder (src/kernels/seed/), in the order the seed documents build it up.
@@ -32,6 +34,7 @@ void register_tc_hopper_tf32(Registry& r);  // step 8, built for sm_90a
 #endif
 
 void register_all_kernels(Registry& r) {
+  register_auto(r);
   register_cublas(r);
   register_seed_single_block(r);
   register_seed_naive(r);

@@ -21,6 +21,8 @@
 
 namespace gemmlab {
 
+class Context;  // the library's per-device state (include/gemmlab/context.hpp)
+
 // One tunable of a kernel (block size, outputs per thread, tile shape, ...).
 struct ParamSpec {
   std::string name;          // as on the command line: --param name=value, or --block for "block"
@@ -84,6 +86,7 @@ struct ExecContext {
   void* workspace = nullptr;
   std::size_t workspace_bytes = 0;
   const DeviceInfo* device = nullptr;
+  const Context* library = nullptr;  // for kernels that run through the library's launchers
 };
 
 class Kernel {

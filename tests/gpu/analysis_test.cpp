@@ -104,7 +104,12 @@ TEST_F(OccupancyOnGpu, OfflineResourcesMatchTheDriver) {
       SCOPED_TRACE(fmt::format("{} {}", k.info().id, params_to_string(p)));
       const std::string mangled = host_symbol_at(plan.function);
       ASSERT_FALSE(mangled.empty());
-      const FunctionResources& f = select_function(all, demangle(mangled), "", dev.cc());
+      // The device's own name when the driver gives it: nvcc mangles class-type template
+      // arguments (Sm90Shape{...}) differently in the host stub and the device function.
+      std::string wanted = demangle(mangled);
+      if (const char* device_name = nullptr; cudaFuncGetName(&device_name, plan.function) == cudaSuccess && device_name)
+        wanted = demangle(device_name);
+      const FunctionResources& f = select_function(all, wanted, "", dev.cc());
       cudaFuncAttributes attr{};
       ASSERT_EQ(cudaFuncGetAttributes(&attr, plan.function), cudaSuccess);
       EXPECT_EQ(f.registers, attr.numRegs);

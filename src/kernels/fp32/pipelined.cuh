@@ -1,5 +1,6 @@
-// The FP32 kernel template behind ladder steps 5 to 8: warp-tiled like step 4, fed by a
-// multi-stage cp.async pipeline, with optional block rasterisation and split-K.
+// The FP32 CUDA-core kernel template: the library's SIMT kernel (kernels/library/simt.hpp) and the
+// lab's FP32 ladder steps 5 to 9. Warp-tiled like step 4, fed by a multi-stage cp.async pipeline,
+// with optional block rasterisation, split-K and a stream-K tail.
 //
 // Levels (CUTLASS's names):
 //   block tile  BM x BN x BK      BM = 4 * TM * WARPS_M, BN = 64 * WARPS_N
@@ -8,54 +9,117 @@
 //                                 TM = 16: eight (4 row groups 16 apart): 128 FMAs per 6 shared loads
 // Pipeline: STAGES shared-memory slots. cp.async writes tile t + STAGES - 1 while the warps
 // multiply tile t, so global-memory latency is covered by STAGES - 1 tiles of math and no register
-// staging is needed. A is copied element by element (4-byte cp.async) into a transposed tile
-// As[k][m] (pitch BM + 4: the 32 lanes of a warp write 32 different banks); B row by row in 16-byte
-// pieces when its rows are 16-byte aligned (N % 4 == 0), else in 4-byte pieces. Elements beyond the
-// matrix are zero-filled by cp.async itself (src-size 0), so edges need no special path in the math.
+// staging is needed. Both operands land in shared memory k-row by k-row: A as As[k][m] (pitch
+// BM + 4), B as Bs[k][n], whatever their layout in global memory (CopyPath below). Elements beyond
+// the matrix are zero-filled by cp.async itself (src-size 0), so edges need no special path in the
+// math.
+// Problems: D = epilogue(op(A) op(B)) for row-major D (api/problem.hpp's normalised form), any
+// leading dimensions, a batch (blockIdx.y is the item; a batch stride of 0 broadcasts an operand),
+// C read from its own pointer and leading dimension (or D's), alpha and beta as values or device
+// pointers; the bias and activation of kernels/library/epilogue.cuh (EpiKind below).
 // Work per block: one tile (or, with split-K, one slice of K of it: blockIdx.z), or with a stream-K
 // tail (stream_k_tail.hpp) a contiguous range of the last partial wave's k-tiles.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <mutex>
+
+#include <cuda_runtime.h>
 
 #include "core/error.hpp"
 #include "kernels/device_utils.cuh"
 #include "kernels/fp32/stream_k_tail.hpp"
+#include "kernels/library/epilogue.cuh"
 
 namespace gemmlab::fp32 {
 
+// How an operand's tile reaches shared memory, where A's is As[k][m] and B's is Bs[k][n]:
+//   kTransposed  the operand is K-major (k contiguous in memory): 4-byte copies, element by
+//                element, transposing (a copy cannot transpose wider pieces). A's path of old.
+//   kDirect4     MN-major (m or n contiguous): 4-byte copies along m (or n), any leading dimension
+//                and alignment.
+//   kDirect16    MN-major with 16-byte aligned lines: 16-byte copies. B's path of old.
+enum CopyPath : int { kTransposed = 0, kDirect4 = 1, kDirect16 = 2 };
+
+// The epilogue of an instantiation:
+//   kEpiPacked  the ladder's kernel of old, for packed row-major problems (lda = K, ldb = N,
+//               ldd = N, C = D, one batch item, alpha and beta values): D = alpha * acc + beta * D.
+//               Its code, and so its main loop's SASS, is the measured one (docs/kernels/fp32-ladder.md).
+//   kEpiPlain   any leading dimensions, batch strides, C apart from D, alpha and beta as values or
+//               device pointers.
+//   kEpiFused   kEpiPlain and the bias and activation, through epi::finish.
+// Each is compiled separately because ptxas assigns the main loop's registers with the epilogue in
+// view: every general feature above, added to the measured kernel, moved its FMAs' registers (2 to
+// 8 more register-file read cycles per k-tile for 128x256).
+enum EpiKind : int { kEpiPacked = 0, kEpiPlain = 1, kEpiFused = 2 };
+
+// The kernels' arguments come in two structs, each at most 128 bytes: nvcc passes a larger one
+// through a pointer into the parameter space, and with the main loop's fields behind that pointer
+// the loop compiled differently (other registers, LDS moved). PipelinedArgs holds what the main
+// loop, the stream-K fix-up and the packed epilogue read, at the offsets of the ladder kernel's
+// arguments of old (the parameters' layout changes how ptxas schedules the loop's address
+// arithmetic too); StoreArgs what the general epilogues read.
 struct PipelinedArgs {
   int M, N, K;
-  float alpha, beta;
+  // Operands: element (i, kk) of A at A[kk + i * lda] when K-major, else A[i + kk * lda]; of batch
+  // item z at A + z * stride_a (likewise B with (kk, j)). 32-bit: the host refuses operands whose
+  // copy offsets could reach 2^31 (simt_reject), so the per-thread offsets stay 32-bit registers.
+  // kEpiPacked uses K and N, and holds alpha and beta here, as the kernel of old did (their bits).
+  int lda, ldb;
   const float* A;
   const float* B;
-  float* C;
+  float* D;          // row-major, ldd between rows (StoreArgs), batch item z at D + z * stride_d
   int k_per_split;   // multiple of BK; == K rounded up when not splitting
-  float* partial;    // split-K: [splits][M][N] raw sums; nullptr: write C directly
+  float* partial;    // split-K: [batch][splits][M][N] raw sums; nullptr: the epilogue writes D
   int group_m;       // rasterisation: tiles are visited in groups of group_m tile rows; 0 = row by row
-  bool c_vec;        // C rows are 16-byte aligned (N % 4 == 0, aligned base): float4 epilogue
+  bool c_vec;        // every row of what store_tile writes (D or partial) and reads (C) is 16-byte
+                     // aligned and N % 4 == 0: float4 epilogue
   StreamKTail tail;         // tail.tiles == 0: every block multiplies a whole tile (or split-K slice)
   float* tail_partials;     // [tail.slots()][BM * BN]: sums of the pieces that do not finish their tile
   unsigned* tail_arrivals;  // [tail.tiles]: pieces of each tail tile stored so far; zero between launches
+  int stride_a, stride_b;
 };
 
-template <int WARPS_M, int WARPS_N, int BK, int STAGES, bool B_VEC, int TM = 8>
+// C (row-major, ldc; batch item z at C + z * stride_c) is read when beta != 0; it may be D. When the
+// problem reads no C, the host points C at D (never read) rather than at null.
+struct StoreArgs {
+  const float* C;
+  std::int64_t ldd, ldc, stride_d, stride_c;
+  epi::Params epi;  // alpha and beta (values or device pointers); kEpiFused: the bias and activation
+};
+static_assert(sizeof(PipelinedArgs) <= 128 && sizeof(StoreArgs) <= 128, "kernel argument structs of at most 128 bytes");
+static_assert(offsetof(PipelinedArgs, lda) == 12 && offsetof(PipelinedArgs, A) == 24 && offsetof(PipelinedArgs, D) == 40 &&
+                  offsetof(PipelinedArgs, k_per_split) == 48 && offsetof(PipelinedArgs, partial) == 56 &&
+                  offsetof(PipelinedArgs, group_m) == 64 && offsetof(PipelinedArgs, tail) == 72 &&
+                  offsetof(PipelinedArgs, stride_a) == 104,
+              "the ladder kernel's argument offsets");
+
+// A_COPY, B_COPY: CopyPath of each operand (kEpiPacked: K-major A, N-major B). EPI: EpiKind. TAIL:
+// the stream-K tail kernel is compiled (and the whole-tile kernel lets it launch early).
+template <int WARPS_M, int WARPS_N, int BK, int STAGES, int TM, int A_COPY, int B_COPY, int EPI, bool TAIL>
 struct PipelinedConfig {
   static constexpr int kWarpsM = WARPS_M, kWarpsN = WARPS_N, kBK = BK, kStages = STAGES, kTM = TM;
-  static constexpr bool kBVec = B_VEC;
+  static constexpr int kACopy = A_COPY, kBCopy = B_COPY;
+  static constexpr int kEpi = EPI;
+  static_assert(EPI != kEpiPacked || (A_COPY == kTransposed && B_COPY != kTransposed), "packed problems are NN");
   static constexpr int WM = 4 * TM;  // warp tile rows
   static constexpr int BM = WM * WARPS_M, BN = 64 * WARPS_N;
   static constexpr int kThreads = 32 * WARPS_M * WARPS_N;
   static constexpr int A_PITCH = BM + 4;
-  static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * BN;  // floats per stage
+  // A K-major B tile is transposed on the way in, as A's is: its 4 floats of padding per k row let
+  // the 32 lanes of a warp (8 k of 4 columns) write 32 different banks. An N-major one is stored as
+  // it comes, rows of BN floats.
+  static constexpr int B_PITCH = B_COPY == kTransposed ? BN + 4 : BN;
+  static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * B_PITCH;  // floats per stage
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
   // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
   static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
-  // The stream-K tail is compiled for the configurations that fill an SM with one block (16-row
-  // thread tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones
-  // its code costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
-  static constexpr bool kStreamK = TM == 16 && kThreads >= 256;
+  // The stream-K tail suits the configurations that fill an SM with one block (16-row thread
+  // tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones its code
+  // costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
+  // It is compiled where TAIL asks for it: the configurations that may run it.
+  static constexpr bool kStreamK = TAIL;
+  static_assert(!TAIL || (TM == 16 && kThreads >= 256), "the stream-K tail is for one-block-per-SM configurations");
   // Three choices of multiply_tile's inner loop, all made by measurement on the H100
   // (docs/results/h100/experiments-2026-11-22i/ and -22j/, docs/kernels/fp32-ladder.md). All change
   // which registers ptxas assigns, and FMAs whose register-file reads fall in one bank (all even or
@@ -74,7 +138,17 @@ struct PipelinedConfig {
   static constexpr bool kPermutedOrder = TM == 16 && BM == 128;
   static_assert(TM == 8 || TM == 16, "thread tiles of 8 or 16 rows");
   static_assert(BK % 8 == 0, "BK must be a multiple of 8");
-  static_assert((BM * BK) % kThreads == 0 && (BK * BN / 4) % kThreads == 0, "tile loads must divide evenly");
+  // Each copy path divides its tile evenly among the threads (multiply_tile's comments).
+  static_assert(A_COPY != kTransposed || (BM % (kThreads / 8) == 0 && BM / (kThreads / 8) <= 32),
+                "A K-major: passes of kThreads / 8 rows");
+  static_assert(A_COPY != kDirect4 || (kThreads % BM == 0 && BK % (kThreads / BM) == 0), "A M-major, 4-byte copies");
+  static_assert(A_COPY != kDirect16 || (kThreads % (BM / 4) == 0 && BK % (kThreads / (BM / 4)) == 0),
+                "A M-major, 16-byte copies");
+  static_assert(B_COPY != kTransposed || (BN % (kThreads / 8) == 0 && BN / (kThreads / 8) <= 32),
+                "B K-major: passes of kThreads / 8 columns");
+  static_assert(B_COPY == kTransposed || (BK * BN / (B_COPY == kDirect16 ? 4 : 1)) % kThreads == 0,
+                "B N-major: tile loads must divide evenly");
+  static_assert((BM * BK) % kThreads == 0, "tile loads must divide evenly");
 };
 
 // Tile coordinates of tile number `tile`, with optional grouping so that consecutive blocks share
@@ -93,55 +167,108 @@ __device__ __forceinline__ void tile_coords(int tile, int tiles_m, int tiles_n, 
 }
 
 // acc = A[row0 .., k_begin .. k_end) x B[k_begin .. k_end), col0 ..] for this thread's outputs of
-// the tile at (row0, col0). Returns with every copy landed; the caller synchronises before the next
-// call reuses shared memory.
+// the tile at (row0, col0) of batch item `item`. Returns with every copy landed; the caller
+// synchronises before the next call reuses shared memory.
 template <class Cfg, bool kInTail = false>
 __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* smem, int row0, int col0, int k_begin,
-                                              int k_end, float (&acc)[Cfg::kTM][8]) {
+                                              int k_end, int item, float (&acc)[Cfg::kTM][8]) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK, STAGES = Cfg::kStages, THREADS = Cfg::kThreads;
   float* As = smem;                          // [STAGES][BK][A_PITCH]
-  float* Bs = smem + STAGES * Cfg::A_STAGE;  // [STAGES][BK][BN]
+  float* Bs = smem + STAGES * Cfg::A_STAGE;  // [STAGES][BK][B_PITCH]
   const int tiles_k = k_end > k_begin ? (k_end - k_begin + BK - 1) / BK : 0;
+  // kEpiPacked: the code of old (lda = K, ldb = N, one item).
+  constexpr bool PACKED = Cfg::kEpi == kEpiPacked;
+  const int lda = PACKED ? p.K : p.lda, ldb = PACKED ? p.N : p.ldb;
+  if constexpr (PACKED) item = 0;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   constexpr int TM = Cfg::kTM;
   const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
   const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
-  // Per-thread copy coordinates, fixed for the whole K loop (32-bit offsets: every matrix has fewer
-  // than 2^31 elements, and 32-bit arithmetic keeps the register count down).
-  // A: lanes take 8 consecutive k of 4 rows (32-byte global pieces, 32 distinct banks in As).
-  constexpr int A_ROWS_PER_PASS = THREADS / 8, A_PASSES = BM / A_ROWS_PER_PASS;
-  constexpr int A_ITERS = BM * BK / THREADS;
-  const int a_m = threadIdx.x / 8, a_k = threadIdx.x % 8;
-  const int a_row_step = A_ROWS_PER_PASS * p.K;
-  unsigned a_rows_ok = 0;  // bit j: row a_m + j * A_ROWS_PER_PASS exists
+  // Per-thread copy coordinates, fixed for the whole K loop (32-bit offsets: the host refuses
+  // operands whose offsets could reach 2^31, and 32-bit arithmetic keeps the register count down).
+  // The batch item's offset is part of them.
+  //
+  // A K-major (kTransposed): lanes take 8 consecutive k of 4 rows (32-byte global pieces, 32
+  // distinct banks in As: the pitch is 4 mod 32).
+  // A M-major (kDirect4 / kDirect16): lanes run along m, 1 or 4 floats each, and a warp covers 128
+  // or 512 contiguous bytes of one k row (two k rows of a 64-row tile); its shared stores are as
+  // contiguous as its loads, so conflict-free. A 16-byte piece that straddles M copies only its
+  // elements inside the matrix (src-size 4, 8 or 12: cp.async zero-fills the rest).
+  constexpr bool A_T = Cfg::kACopy == kTransposed;
+  constexpr int A_W = Cfg::kACopy == kDirect16 ? 4 : 1;    // floats per copy
+  constexpr int A_LANES = A_T ? 8 : BM / A_W;              // threads along the contiguous index
+  constexpr int A_LINES = THREADS / A_LANES;               // rows (K-major) or k rows (M-major) per pass
+  constexpr int A_ROWS_PER_PASS = A_LINES, A_PASSES = A_T ? BM / A_LINES : BK / A_LINES;
+  constexpr int A_ITERS = BM * BK / A_W / THREADS;
+  const int a_m = A_T ? threadIdx.x / 8 : (threadIdx.x % A_LANES) * A_W;
+  const int a_k = A_T ? threadIdx.x % 8 : threadIdx.x / A_LANES;
+  const int a_row_step = A_ROWS_PER_PASS * lda;  // K-major: A_LINES rows; M-major: A_LINES k rows
+  unsigned a_rows_ok = 0;  // K-major: bit j: row a_m + j * A_ROWS_PER_PASS exists
+  if constexpr (A_T) {
 #pragma unroll
-  for (int j = 0; j < A_PASSES; ++j)
-    if (row0 + a_m + j * A_ROWS_PER_PASS < p.M) a_rows_ok |= 1u << j;
-  const int a_off = (row0 + a_m) * p.K + a_k;
-  // B: 16-byte pieces along rows (or 4-byte ones when rows are not 16-byte aligned).
-  constexpr int B_W = Cfg::kBVec ? 4 : 1;                    // floats per copy
-  constexpr int B_PER_ROW = BN / B_W, B_ROWS_PER_PASS = THREADS / B_PER_ROW;
+    for (int j = 0; j < A_PASSES; ++j)
+      if (row0 + a_m + j * A_ROWS_PER_PASS < p.M) a_rows_ok |= 1u << j;
+  }
+  const int a_off = (PACKED ? 0 : item * p.stride_a) + (A_T ? (row0 + a_m) * lda + a_k : a_k * lda + row0 + a_m);
+  // M-major: the bytes of this thread's piece inside the matrix (0 past M).
+  const int a_bytes = A_T ? 4 : 4 * max(0, min(A_W, p.M - (row0 + a_m)));
+  //
+  // B N-major (kDirect16 / kDirect4): 16-byte pieces along rows (or 4-byte ones when rows are not
+  // 16-byte aligned).
+  // B K-major (kTransposed): as A K-major, lanes take 8 consecutive k of 4 columns, and the tile's
+  // pitch of BN + 4 makes their 32 shared stores hit 32 banks.
+  constexpr bool B_T = Cfg::kBCopy == kTransposed;
+  constexpr int B_W = Cfg::kBCopy == kDirect16 ? 4 : 1;     // floats per copy
+  constexpr int B_PER_ROW = B_T ? 8 : BN / B_W, B_ROWS_PER_PASS = THREADS / B_PER_ROW;  // K-major: columns per pass
+  constexpr int B_PASSES = BN / B_ROWS_PER_PASS;            // K-major only
   constexpr int B_ITERS = BK * BN / B_W / THREADS;
-  const int b_k = threadIdx.x / B_PER_ROW, b_n = (threadIdx.x % B_PER_ROW) * B_W;
+  const int b_k = B_T ? threadIdx.x % 8 : threadIdx.x / B_PER_ROW;
+  const int b_n = B_T ? threadIdx.x / 8 : (threadIdx.x % B_PER_ROW) * B_W;
   const bool b_col_ok = col0 + b_n < p.N;
-  const int b_off = b_k * p.N + col0 + b_n;
+  unsigned b_cols_ok = 0;  // K-major: bit j: column b_n + j * B_ROWS_PER_PASS exists
+  if constexpr (B_T) {
+#pragma unroll
+    for (int j = 0; j < B_PASSES; ++j)
+      if (col0 + b_n + j * B_ROWS_PER_PASS < p.N) b_cols_ok |= 1u << j;
+  }
+  const int b_col_step = B_ROWS_PER_PASS * ldb;  // K-major only
+  const int b_off = (PACKED ? 0 : item * p.stride_b) + (B_T ? (col0 + b_n) * ldb + b_k : b_k * ldb + col0 + b_n);
 
   auto load_stage = [&](int slot, int k0) {
     float* as = As + slot * Cfg::A_STAGE + a_k * Cfg::A_PITCH + a_m;
-    float* bs = Bs + slot * Cfg::B_STAGE + b_k * BN + b_n;
+    float* bs = Bs + slot * Cfg::B_STAGE + b_k * Cfg::B_PITCH + b_n;
+    if constexpr (A_T) {
 #pragma unroll
-    for (int i = 0; i < A_ITERS; ++i) {
-      const int j = i % A_PASSES, kh = i / A_PASSES;  // row pass and 8-deep k half
-      const bool ok = ((a_rows_ok >> j) & 1u) && k0 + kh * 8 + a_k < k_end;
-      const float* src = p.A + (ok ? a_off + j * a_row_step + k0 + kh * 8 : 0);
-      dev::cp_async<4>(as + kh * 8 * Cfg::A_PITCH + j * A_ROWS_PER_PASS, src, ok ? 4 : 0);
+      for (int i = 0; i < A_ITERS; ++i) {
+        const int j = i % A_PASSES, kh = i / A_PASSES;  // row pass and 8-deep k half
+        const bool ok = ((a_rows_ok >> j) & 1u) && k0 + kh * 8 + a_k < k_end;
+        const float* src = p.A + (ok ? a_off + j * a_row_step + k0 + kh * 8 : 0);
+        dev::cp_async<4>(as + kh * 8 * Cfg::A_PITCH + j * A_ROWS_PER_PASS, src, ok ? 4 : 0);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < A_ITERS; ++i) {  // k pass i: k row a_k + i * A_LINES of the tile
+        const bool ok = a_bytes > 0 && k0 + a_k + i * A_LINES < k_end;
+        const float* src = p.A + (ok ? a_off + i * a_row_step + k0 * lda : 0);
+        dev::cp_async<4 * A_W>(as + i * A_LINES * Cfg::A_PITCH, src, ok ? a_bytes : 0);
+      }
     }
+    if constexpr (B_T) {
 #pragma unroll
-    for (int i = 0; i < B_ITERS; ++i) {
-      const bool ok = b_col_ok && k0 + b_k + i * B_ROWS_PER_PASS < k_end;
-      const float* src = p.B + (ok ? b_off + (k0 + i * B_ROWS_PER_PASS) * p.N : 0);
-      dev::cp_async<4 * B_W>(bs + i * B_ROWS_PER_PASS * BN, src, ok ? 4 * B_W : 0);
+      for (int i = 0; i < B_ITERS; ++i) {
+        const int j = i % B_PASSES, kh = i / B_PASSES;  // column pass and 8-deep k half
+        const bool ok = ((b_cols_ok >> j) & 1u) && k0 + kh * 8 + b_k < k_end;
+        const float* src = p.B + (ok ? b_off + j * b_col_step + k0 + kh * 8 : 0);
+        dev::cp_async<4>(bs + kh * 8 * Cfg::B_PITCH + j * B_ROWS_PER_PASS, src, ok ? 4 : 0);
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < B_ITERS; ++i) {
+        const bool ok = b_col_ok && k0 + b_k + i * B_ROWS_PER_PASS < k_end;
+        const float* src = p.B + (ok ? b_off + (k0 + i * B_ROWS_PER_PASS) * ldb : 0);
+        dev::cp_async<4 * B_W>(bs + i * B_ROWS_PER_PASS * Cfg::B_PITCH, src, ok ? 4 * B_W : 0);
+      }
     }
   };
 
@@ -183,7 +310,7 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
     constexpr int PIECES = TM / 4 + 2;
     auto load_piece = [&](int buf, int slot, int k, int q) {
       const float* as = a_frag + slot * Cfg::A_STAGE + k * Cfg::A_PITCH;
-      const float* bs = b_frag + slot * Cfg::B_STAGE + k * BN;
+      const float* bs = b_frag + slot * Cfg::B_STAGE + k * Cfg::B_PITCH;
       if (q < TM / 4)
         *reinterpret_cast<float4*>(&a[buf][4 * q]) = *reinterpret_cast<const float4*>(as + 16 * q);
       else
@@ -245,8 +372,8 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
 #pragma unroll
         for (int g = 0; g < TM / 4; ++g)
           *reinterpret_cast<float4*>(&a[buf][4 * g]) = *reinterpret_cast<const float4*>(as + k * Cfg::A_PITCH + 16 * g);
-        *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * BN);
-        *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * BN + 32);
+        *reinterpret_cast<float4*>(&b[buf][0]) = *reinterpret_cast<const float4*>(bs + k * Cfg::B_PITCH);
+        *reinterpret_cast<float4*>(&b[buf][4]) = *reinterpret_cast<const float4*>(bs + k * Cfg::B_PITCH + 32);
       };
       load_frag(0, 0);
 #pragma unroll
@@ -262,39 +389,126 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
   dev::cp_async_wait<0>();
 }
 
-// Writes this thread's outputs of the tile at (row0, col0): C = alpha * acc + beta * C, or with
-// split-K the raw sums into this slice's plane of the workspace.
-template <class Cfg>
-__device__ __forceinline__ void store_tile(const PipelinedArgs& p, const float (&acc)[Cfg::kTM][8], int row0, int col0) {
+// Writes this thread's outputs of the tile at (row0, col0) of batch item `item`: D = alpha * acc +
+// beta * C (kEpiFused: the bias and activation too, through epi::finish, as every library kernel
+// applies them), or with split-K the raw sums into this slice's plane of the workspace. alpha and
+// beta are read here, after the main loop, not kept in registers through it.
+// kInTail: called by the stream-K tail kernel (see kEpiFused's bias below).
+template <class Cfg, bool kInTail = false>
+__device__ __forceinline__ void store_tile(const PipelinedArgs& p, const StoreArgs& o, const float (&acc)[Cfg::kTM][8],
+                                           int row0, int col0, int item) {
   constexpr int TM = Cfg::kTM;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
   const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
   const bool vec_out = p.c_vec;
-  float* out_base = p.partial ? p.partial + std::size_t(blockIdx.z) * p.M * p.N : p.C;
+  if constexpr (Cfg::kEpi == kEpiPacked) {
+    // The ladder kernel's epilogue of old, as it was (C = D, packed rows; alpha and beta in lda/ldb).
+    const float alpha = __int_as_float(p.lda), beta = __int_as_float(p.ldb);
+    float* out_base = p.partial ? p.partial + std::size_t(blockIdx.z) * p.M * p.N : p.D;
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
-    if (r >= p.M) continue;
+    for (int i = 0; i < TM; ++i) {
+      const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
+      if (r >= p.M) continue;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int c = col0 + wn + ln + 32 * h;
-      if (c >= p.N) continue;
-      float* out = out_base + std::size_t(r) * p.N + c;
-      if (p.partial) {
-        if (vec_out) {
-          *reinterpret_cast<float4*>(out) = make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+      for (int h = 0; h < 2; ++h) {
+        const int c = col0 + wn + ln + 32 * h;
+        if (c >= p.N) continue;
+        float* out = out_base + std::size_t(r) * p.N + c;
+        if (p.partial) {
+          if (vec_out) {
+            *reinterpret_cast<float4*>(out) = make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              if (c + j < p.N) out[j] = acc[i][4 * h + j];
+          }
+        } else if (vec_out) {
+          dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], alpha, beta);
         } else {
 #pragma unroll
           for (int j = 0; j < 4; ++j)
-            if (c + j < p.N) out[j] = acc[i][4 * h + j];
+            if (c + j < p.N) out[j] = dev::epilogue(acc[i][4 * h + j], alpha, beta, &out[j]);
         }
-      } else if (vec_out) {
-        dev::epilogue4(out, acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3], p.alpha, p.beta);
-      } else {
+      }
+    }
+  } else {
+    const epi::Scalars s = epi::scalars(o.epi);
+    // Split-K: plane (item, slice) of the [batch][splits][M][N] workspace. Else D, and C beside it.
+    float* const out_base = p.partial ? p.partial + (std::size_t(item) * gridDim.z + blockIdx.z) * std::size_t(p.M) * p.N
+                                      : p.D + std::int64_t(item) * o.stride_d;
+    const std::int64_t ld_out = p.partial ? std::int64_t(p.N) : o.ldd;
+    const float* const in_base = o.C + std::int64_t(item) * o.stride_c;
+    // kEpiFused in the whole-tile kernel: the bias of this thread's 8 columns, read once (0 without
+    // a per-column bias), a per-row bias once per row: the values epi::bias_at gives element by
+    // element. Read element by element, the bias loads moved the 128x256 main loop's registers (486
+    // extra register-file read cycles per k-tile instead of 360); in the tail kernel (254 registers)
+    // the 8 values spilled, and there the bias is read element by element.
+    constexpr bool kColBias = Cfg::kEpi == kEpiFused && !kInTail;
+    float col_bias[8];
+    if constexpr (kColBias) {
 #pragma unroll
-        for (int j = 0; j < 4; ++j)
-          if (c + j < p.N) out[j] = dev::epilogue(acc[i][4 * h + j], p.alpha, p.beta, &out[j]);
+      for (int j = 0; j < 8; ++j) {
+        const int c = col0 + wn + ln + 32 * (j / 4) + j % 4;
+        col_bias[j] = o.epi.bias_kind == epi::kPerColumn && c < p.N ? epi::bias_at<float>(o.epi, item, 0, c) : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+      const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
+      if (r >= p.M) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int c = col0 + wn + ln + 32 * h;
+        if (c >= p.N) continue;
+        float* const out = out_base + r * ld_out + c;
+        const float* const in = in_base + r * o.ldc + c;
+        const float* const a = &acc[i][4 * h];
+        if (p.partial) {
+          if (vec_out) {
+            *reinterpret_cast<float4*>(out) = make_float4(a[0], a[1], a[2], a[3]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              if (c + j < p.N) out[j] = a[j];
+          }
+        } else if constexpr (Cfg::kEpi == kEpiFused) {
+          if (vec_out) {
+            float cv[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // C's four values, read only when beta != 0
+            if (s.beta != 0.0f) {
+              const float4 v = *reinterpret_cast<const float4*>(in);
+              cv[0] = v.x, cv[1] = v.y, cv[2] = v.z, cv[3] = v.w;
+            }
+            float v[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              v[j] = epi::finish<float>(o.epi, s, a[j], &cv[j],
+                                        !kColBias                          ? epi::bias_at<float>(o.epi, item, r, c + j)
+                                        : o.epi.bias_kind == epi::kPerRow ? epi::bias_at<float>(o.epi, item, r, 0)
+                                                                           : col_bias[4 * h + j]);
+            *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              if (c + j < p.N)
+                out[j] = epi::finish<float>(o.epi, s, a[j], in + j,
+                                            !kColBias                          ? epi::bias_at<float>(o.epi, item, r, c + j)
+                                            : o.epi.bias_kind == epi::kPerRow ? epi::bias_at<float>(o.epi, item, r, 0)
+                                                                               : col_bias[4 * h + j]);
+          }
+        } else if (vec_out) {
+          // dev::epilogue4's arithmetic, with C read from its own row.
+          float4 v = make_float4(s.alpha * a[0], s.alpha * a[1], s.alpha * a[2], s.alpha * a[3]);
+          if (s.beta != 0.0f) {
+            const float4 x = *reinterpret_cast<const float4*>(in);
+            v.x += s.beta * x.x, v.y += s.beta * x.y, v.z += s.beta * x.z, v.w += s.beta * x.w;
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (c + j < p.N) out[j] = dev::epilogue(a[j], s.alpha, s.beta, in + j);
+        }
       }
     }
   }
@@ -356,7 +570,7 @@ __device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int 
 // One block per tile, or per split-K slice of one (blockIdx.z). With a stream-K tail, the grid
 // holds the whole tiles only, and pipelined_tail_gemm follows it.
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p, StoreArgs o) {
   extern __shared__ __align__(16) float smem[];
   // The stream-K tail kernel that may follow writes other tiles of C and reads nothing this grid
   // writes: it may start as soon as every block of this grid has started (launch_pipelined).
@@ -364,10 +578,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
   const int tiles_m = (p.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.N + Cfg::BN - 1) / Cfg::BN;
   int tm, tn;
   tile_coords(blockIdx.x, tiles_m, tiles_n, p.group_m, tm, tn);
+  const int item = blockIdx.y;  // batch item
   const int k_begin = blockIdx.z * p.k_per_split;
   float acc[Cfg::kTM][8];
-  multiply_tile<Cfg>(p, smem, tm * Cfg::BM, tn * Cfg::BN, k_begin, min(p.K, k_begin + p.k_per_split), acc);
-  store_tile<Cfg>(p, acc, tm * Cfg::BM, tn * Cfg::BN);
+  multiply_tile<Cfg>(p, smem, tm * Cfg::BM, tn * Cfg::BN, k_begin, min(p.K, k_begin + p.k_per_split), item, acc);
+  store_tile<Cfg>(p, o, acc, tm * Cfg::BM, tn * Cfg::BN, item);
 }
 
 // The stream-K tail, launched after pipelined_gemm on the same stream: block b multiplies its range
@@ -375,7 +590,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
 // loop and the fix-up change how ptxas compiles the main loop: with both paths in pipelined_gemm,
 // its whole tiles ran 6% slower on the H100 (docs/kernels/fp32-ladder.md, step 8).
 template <class Cfg>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail_gemm(PipelinedArgs p) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail_gemm(PipelinedArgs p, StoreArgs o) {
   extern __shared__ __align__(16) float smem[];
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::kBK;
   const int tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;
@@ -396,8 +611,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
     int tm, tn;
     tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
     multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, (i0 - t * tail.k_tiles) * BK,
-                             min(p.K, (i - t * tail.k_tiles) * BK), acc);
-    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, acc, tm * BM, tn * BN);
+                             min(p.K, (i - t * tail.k_tiles) * BK), 0, acc);
+    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg, true>(p, o, acc, tm * BM, tn * BN, 0);
     i = i0;
   }
   // Launched early (programmatic dependent launch), this grid may finish before the whole-tile grid
@@ -406,35 +621,58 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
   dev::wait_for_prerequisite_grid();
 }
 
-// Split-K, second pass: C = alpha * sum of the partial sums + beta * C.
-__global__ void splitk_reduce(int M, int N, int splits, float alpha, float beta, const float* __restrict__ partial,
-                              float* __restrict__ C);
+// Split-K, second pass: D = epilogue(sum of the slices' partial sums), the slices added in order
+// (deterministic). blockIdx.y is the batch item; grid-stride over the item's M x N elements.
+struct ReduceArgs {
+  int M, N, splits;
+  const float* partial;  // [batch][splits][M][N]
+  float* D;
+  const float* C;
+  std::int64_t ldd, ldc, stride_d, stride_c;
+  epi::Params epi;
+};
 
-// Launch helpers (host side) ------------------------------------------------------------------
-
-// Raise the dynamic shared-memory limit of one kernel (pipelined_gemm<Cfg> or
-// pipelined_tail_gemm<Cfg>) once per process.
-template <class Cfg, auto Kernel>
-void ensure_smem_attribute() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    GEMMLAB_CUDA(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
-  });
+template <int EPI>
+__global__ void splitk_reduce(const ReduceArgs a) {
+  const std::int64_t total = std::int64_t(a.M) * a.N, step = std::int64_t(gridDim.x) * blockDim.x;
+  std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  const int item = blockIdx.y;
+  const float* const part = a.partial + std::int64_t(item) * a.splits * total;
+  float* const d = a.D + std::int64_t(item) * a.stride_d;
+  const float* const c = a.C + std::int64_t(item) * a.stride_c;
+  const epi::Scalars s = epi::scalars(a.epi);
+  // Row and column of element i, stepped along with it: no division per element.
+  int r = int(i / a.N), col = int(i % a.N);
+  const int step_r = int(step / a.N), step_c = int(step % a.N);
+  for (; i < total; i += step) {
+    float sum = 0.0f;
+    for (int z = 0; z < a.splits; ++z) sum += part[z * total + i];
+    float* const out = d + std::int64_t(r) * a.ldd + col;
+    const float* const in = c + std::int64_t(r) * a.ldc + col;
+    if constexpr (EPI == kEpiFused) *out = epi::finish<float>(a.epi, s, sum, in, epi::bias_at<float>(a.epi, item, r, col));
+    else *out = dev::epilogue(sum, s.alpha, s.beta, in);
+    r += step_r, col += step_c;
+    if (col >= a.N) col -= a.N, ++r;
+  }
 }
 
-// Launches one configuration: the whole tiles (or split-K slices), then the stream-K tail if any.
-// early_tail: the tail grid is launched with programmatic dependent launch, so that its blocks
-// take the SMs the whole-tile grid frees one by one, instead of waiting until its last block ends.
+// Host side -------------------------------------------------------------------------------------
+
+// Launches one configuration: the whole tiles (or split-K slices) of every batch item, then the
+// stream-K tail if any. The kernels' shared-memory limits were raised beforehand (prepare_pipelined:
+// once per device, when the library's Context is made). early_tail: the tail grid is launched with
+// programmatic dependent launch, so that its blocks take the SMs the whole-tile grid frees one by
+// one, instead of waiting until its last block ends.
 template <class Cfg>
-void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, bool early_tail, cudaStream_t s) {
+void launch_pipelined(const PipelinedArgs& a, const StoreArgs& o, unsigned whole_tiles, int batch, int splits, bool early_tail,
+                      cudaStream_t s) {
   if (whole_tiles > 0) {
-    ensure_smem_attribute<Cfg, pipelined_gemm<Cfg>>();
-    pipelined_gemm<Cfg><<<dim3(whole_tiles, 1, unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a);
+    pipelined_gemm<Cfg><<<dim3(whole_tiles, unsigned(batch), unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a, o);
     GEMMLAB_CHECK_LAUNCH();
   }
   if constexpr (Cfg::kStreamK) {
     if (a.tail.tiles > 0) {
-      ensure_smem_attribute<Cfg, pipelined_tail_gemm<Cfg>>();
       cudaLaunchAttribute early{};
       early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
       early.val.programmaticStreamSerializationAllowed = 1;
@@ -445,9 +683,23 @@ void launch_pipelined(const PipelinedArgs& a, unsigned whole_tiles, int splits, 
       cfg.stream = s;
       cfg.attrs = &early;
       cfg.numAttrs = early_tail && whole_tiles > 0 ? 1 : 0;
-      GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_tail_gemm<Cfg>, a));
+      GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_tail_gemm<Cfg>, a, o));
     }
   }
+}
+
+// Raises the dynamic shared-memory limit of the configuration's kernels on the current device, and
+// returns the blocks of the whole-tile kernel resident on one SM (the occupancy calculator's count:
+// registers, shared memory, threads).
+template <class Cfg>
+int prepare_pipelined() {
+  GEMMLAB_CUDA(cudaFuncSetAttribute(pipelined_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Cfg::kSmemBytes)));
+  if constexpr (Cfg::kStreamK)
+    GEMMLAB_CUDA(cudaFuncSetAttribute(pipelined_tail_gemm<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(Cfg::kSmemBytes)));
+  int blocks = 0;
+  GEMMLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, pipelined_gemm<Cfg>, Cfg::kThreads, Cfg::kSmemBytes));
+  return blocks;
 }
 
 }  // namespace gemmlab::fp32

@@ -1,6 +1,7 @@
-// Host-side view of the pipelined FP32 kernel template (pipelined.cuh): which configurations are
-// compiled, and how to launch one. Ladder steps 5-8 (async, raster, splitk, tuned) are thin
-// kernels over this.
+// The lab's view of the pipelined FP32 kernel (pipelined.cuh), which the library compiles and
+// launches (kernels/library/simt.hpp): ladder steps 5-9 (async, raster, splitk, streamk, tuned) are
+// thin kernels over this. A step names a configuration (PipelinedChoice); these functions run it on
+// the lab's packed row-major NN problems through the library's launcher.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,12 @@
 
 #include "core/types.hpp"
 #include "kernels/fp32/stream_k_tail.hpp"
+#include "kernels/kernel.hpp"
+#include "kernels/library/configs.hpp"
+
+namespace gemmlab::detail {
+struct DeviceState;
+}
 
 namespace gemmlab::fp32 {
 
@@ -24,12 +31,18 @@ struct PipelinedChoice {
   int group_m = 0;  // rasterisation group (0: row by row)
   int splits = 1;   // split-K factor (1: none)
   int stream_k = 0;  // stream-K tail for a partial last wave (TailMode: 0 off, 1 when the model gains, 2 always);
-                     // only without split-K, compiled for 128x256 and 256x128 with 16-row thread tiles
+                     // only without split-K, compiled for 128x256 with 16-row thread tiles and 3 stages
   bool early_tail = true;  // the tail's blocks start on the SMs the whole tiles free (programmatic dependent
                            // launch, sm_90+), rather than after the last whole tile
 };
 
 std::string to_string(const PipelinedChoice& c);
+detail::SimtConfig simt_config(const PipelinedChoice& c);
+PipelinedChoice pipelined_choice(const detail::SimtConfig& c);  // early_tail on
+
+// The library's facts about the GPU a lab call without an ExecContext plans for (the current
+// device; without a GPU, an H100's 132 SMs and the occupancy the launch bounds plan for).
+const detail::DeviceState& lab_device_state();
 
 // Threads and dynamic shared memory of a configuration's blocks.
 int pipelined_threads(const PipelinedChoice& c);
@@ -51,11 +64,11 @@ std::size_t pipelined_workspace_bytes(const PipelinedChoice& c, const Shape& s);
 
 bool pipelined_compiled(const PipelinedChoice& c);
 // Why this configuration cannot run on this shape (not compiled, grid limits), or nothing.
-std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, int max_grid_x, int max_grid_z);
+std::optional<std::string> pipelined_reject(const PipelinedChoice& c, const Shape& s, const DeviceInfo& dev);
 
-// C = alpha A B + beta C with configuration c. workspace must hold pipelined_workspace_bytes.
-void launch_pipelined(const PipelinedChoice& c, const Shape& s, float alpha, const float* a, const float* b, float beta,
-                      float* cmat, void* workspace, cudaStream_t stream);
+// C = alpha A B + beta C with configuration c, on ctx.stream, with ctx.workspace (at least
+// pipelined_workspace_bytes) and the stream-K counters of the stream.
+void launch_pipelined(const PipelinedChoice& c, const GemmArgs& g, const ExecContext& ctx);
 
 // Global loads the configuration issues (for the traffic model): each block reads its A and B panels.
 double pipelined_global_loads(const PipelinedChoice& c, const Shape& s);

@@ -1,5 +1,6 @@
 // Base of the ladder steps built on the pipelined template: a step only says which configuration
-// it runs for a shape (choose); reject/traffic/plan/launch follow from that.
+// it runs for a shape (choose); reject/traffic/plan/launch follow from that, through the library's
+// launcher (pipelined.hpp).
 #pragma once
 
 #include "kernels/common.hpp"
@@ -13,7 +14,7 @@ class PipelinedKernel : public KernelBase {
   virtual PipelinedChoice choose(const Shape& s, const Params& p) const = 0;
 
   std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& dev) const override {
-    return pipelined_reject(choose(s, p), s, dev.max_grid_dim[0], dev.max_grid_dim[2]);
+    return pipelined_reject(choose(s, p), s, dev);
   }
 
   TrafficModel traffic(const Shape& s, const Params& p) const override {
@@ -48,8 +49,7 @@ class PipelinedKernel : public KernelBase {
   }
 
   void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
-    launch_pipelined(choose(g.shape, p), g.shape, g.alpha, static_cast<const float*>(g.a),
-                     static_cast<const float*>(g.b), g.beta, static_cast<float*>(g.c), ctx.workspace, ctx.stream);
+    launch_pipelined(choose(g.shape, p), g, ctx);
   }
 };
 

@@ -1,33 +1,46 @@
-// The Hopper (sm_90a) GEMM template behind tensor-core ladder steps 3 to 7.
+// The Hopper (sm_90a) GEMM template behind tensor-core ladder steps 3 to 7, and the library's
+// BF16/FP16 kernel.
 //
-// Levels: a CTA computes a BM x BN tile of C (128 x 256 by default; 256 x 128 and 128 x 128 in
+// Levels: a CTA computes a BM x BN tile of D (128 x 256 by default; 256 x 128 and 128 x 128 in
 // step 7); each of its two *consumer* warpgroups (4 warps, 128 threads) owns BM / 2 rows and
 // issues wgmma.m64nBNk16 for each 64 of them, which reads A and B straight from shared memory and
 // accumulates 64 x BN FP32 values in registers (128 per thread whatever the tile). Tiles reach
-// shared memory by TMA (cp.async.bulk.tensor): one thread describes a whole 128 x 64 or 64 x 64
-// box, the copy engine moves it, swizzled for conflict-free reads, and counts the bytes on an
-// mbarrier.
+// shared memory by TMA (cp.async.bulk.tensor): one thread describes a whole box, the copy engine
+// moves it, swizzled for conflict-free reads, and counts the bytes on an mbarrier.
 //
 // Pipeline: STAGES slots, each with a "full" mbarrier (TMA bytes landed) and an "empty" one
 // (consumers finished reading). The producer waits for empty, arms full with the byte count and
 // issues the copies; consumers wait for full, issue their wgmmas (BK = 64 = 4 x k16), keep one
 // batch in flight and release the slot of the batch before.
 //
-// The ladder's steps are compile-time features of this one kernel (Cfg):
-//   step 3  kWarpSpecialized = false: two warpgroups, both consume; thread 0 also produces.
-//   step 4  kWarpSpecialized = true: a third warpgroup only produces (one thread issues TMA); with
+// The ladder's steps are compile-time features of this one kernel (Sm90Shape, named fields):
+//   step 3  warp_specialized = false: two warpgroups, both consume; thread 0 also produces.
+//   step 4  warp_specialized: a third warpgroup only produces (one thread issues TMA); with
 //           setmaxnreg it gives registers back (40) and the consumers take them (232).
-//   step 5  kPersistent: one CTA per SM loops over tiles in a grouped order (L2 reuse); the producer
+//   step 5  persistent: one CTA per SM loops over tiles in a grouped order (L2 reuse); the producer
 //           runs into the next tile while consumers store the last one.
 //   step 6  clusters of 2 CTAs on neighbouring tiles that share their larger operand tile: each
 //           loads half of it and multicasts it to both (half that operand's traffic from L2).
-//           128 x 256 tiles pair along M (kClusterM = 2, sharing B), 256 x 128 tiles along N
-//           (kClusterN = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
+//           128 x 256 tiles pair along M (cluster_m = 2, sharing B), 256 x 128 tiles along N
+//           (cluster_n = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
 //           4096^3: only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md.)
-//   step 7  kTmaEpilogue: C leaves through shared memory and TMA stores (when beta == 0). The last
+//   step 7  tma_epilogue: D leaves through shared memory and TMA stores (when beta == 0). The last
 //           DEFER_BOXES boxes of a tile wait in registers and are stored during the next tile's
-//           main loop, so that the tensor cores wait for only the rest (half with FP32 C, none with
-//           16-bit C): all tiles finish together and their stores would otherwise queue at once.
+//           main loop, so that the tensor cores wait for only the rest (half with FP32 D, none with
+//           16-bit D): all tiles finish together and their stores would otherwise queue at once.
+// What the library adds to step 7 (docs/api.md):
+//   layouts   a_k_major / b_k_major: each operand's tiles K-major or MN-major in shared memory.
+//             wgmma reads both for 16-bit types (its transpose bits), so every combination of
+//             row- and column-major storage and op() runs at the same speed, with no copy.
+//   batches   3-D tensor maps (the third coordinate is the batch item; a broadcast operand
+//             reads item 0), one launch whatever the batch: the persistent schedule walks the
+//             tiles of all items.
+//   groups    grouped: group g's rows of A and D are [offsets[g-1], offsets[g]), read on the GPU;
+//             each CTA walks the groups' tiles in order with a cursor. A tile that ends past its
+//             group's last row stores through registers with a row mask; TMA stores serve whole
+//             tiles.
+//   epilogue  fused: alpha, beta * C, the bias (per row or column) and the activation in the
+//             kernel (kernels/library/epilogue.cuh), before the conversion of D.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +50,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/library/epilogue.cuh"
 #include "kernels/tensor/sm90_ptx.cuh"
 #include "kernels/tensor/sm90_schedule.cuh"
 #include "kernels/tensor/sm90_store_ring.cuh"
@@ -47,30 +61,48 @@ namespace gemmlab::tc::sm90 {
 
 // ---- configuration ---------------------------------------------------------------------------
 
-template <Precision P, class OutT, int BM_, int BN_, int STAGES_, bool WS, bool PERSISTENT, int CLUSTER_M, int CLUSTER_N,
-          bool TMA_EPI>
+// What one instantiation is: its tile, pipeline and the ladder's features, by name.
+struct Sm90Shape {
+  int bm = 128, bn = 256, stages = 4;
+  bool warp_specialized = true;       // step 4
+  bool persistent = true;             // step 5
+  int cluster_m = 1, cluster_n = 1;   // step 6
+  bool tma_epilogue = true;           // step 7
+  bool a_k_major = true;              // A's tiles: K-major (A row-major, op none) or M-major
+  bool b_k_major = false;             // B's tiles: K-major or N-major (B row-major, op none)
+  bool fused = false;                 // bias and activation in the epilogue
+  bool grouped = false;               // grouped GEMM: rows of A and D split by device offsets
+};
+
+template <Precision P, class OutT, Sm90Shape S>
 struct HopperConfig {
   using T = operand_t<P>;
   using Out = OutT;
   static constexpr Precision kPrecision = P;
-  static constexpr int BM = BM_, BN = BN_, BK = 64, STAGES = STAGES_;
-  static constexpr bool kWarpSpecialized = WS, kPersistent = PERSISTENT, kTmaEpilogue = TMA_EPI;
+  static constexpr Sm90Shape kShape = S;
+  static constexpr int BM = S.bm, BN = S.bn, BK = 64, STAGES = S.stages;
+  static constexpr bool kWarpSpecialized = S.warp_specialized, kPersistent = S.persistent,
+                        kTmaEpilogue = S.tma_epilogue, kAKMajor = S.a_k_major, kBKMajor = S.b_k_major,
+                        kFused = S.fused, kGrouped = S.grouped;
   // Cluster of kClusterM x kClusterN CTAs (1 x 1, 2 x 1 or 1 x 2); CTA rank r holds its tile r.
-  static constexpr int kClusterM = CLUSTER_M, kClusterN = CLUSTER_N, kCluster = CLUSTER_M * CLUSTER_N;
-  // The last step may finish with a stream-K tail; not with clusters and 16-bit C, where the extra
-  // registers of the fix-up make ptxas spill (that configuration stays data-parallel).
-  static constexpr bool kStreamK = PERSISTENT && TMA_EPI && !(kCluster > 1 && sizeof(OutT) == 2);
+  static constexpr int kClusterM = S.cluster_m, kClusterN = S.cluster_n, kCluster = kClusterM * kClusterN;
+  // The last step may finish with a stream-K tail; not with clusters and 16-bit D, where the extra
+  // registers of the fix-up make ptxas spill (that configuration stays data-parallel), and not in
+  // grouped launches, whose tile count only the GPU knows.
+  static constexpr bool kStreamK = S.persistent && S.tma_epilogue && !S.grouped && !(kCluster > 1 && sizeof(OutT) == 2);
   static constexpr int kConsumers = 2;
-  static constexpr int kThreads = (kConsumers + (WS ? 1 : 0)) * 128;
-  static constexpr int kConsumerRows = BM / kConsumers;  // rows of C per consumer warpgroup
+  static constexpr int kThreads = (kConsumers + (S.warp_specialized ? 1 : 0)) * 128;
+  static constexpr int kConsumerRows = BM / kConsumers;  // rows of D per consumer warpgroup
   static constexpr int kRowBlocks = kConsumerRows / 64;  // its wgmma.m64 row blocks
   static constexpr int kBlockAccum = BN / 2;             // FP32 accumulators per thread and row block
   static constexpr int kAccum = kRowBlocks * kBlockAccum;
-  static constexpr int A_BOX_ROWS = 128;  // A arrives in boxes of 128 rows x BK
+  // TMA boxes. K-major tiles are rows of BK elements (128 bytes); A arrives in boxes of 128 rows, B
+  // in boxes of 64. MN-major tiles are BK rows of 64 elements (128 bytes) per box.
+  static constexpr int A_BOX_ROWS = kAKMajor ? 128 : 64;  // rows (K-major) or columns (M-major) of A per box
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 16 or 32 KB
-  static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one 64-column TMA box of B
+  static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one box of 64 columns (N-major) or rows (K-major)
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
   // The TMA epilogue stores a warpgroup's tile as EPI_BOXES boxes of 64 rows x 128 bytes (BOX_COLS
   // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
@@ -79,58 +111,127 @@ struct HopperConfig {
   using Ring = StoreRing<2, 1, EPI_BOXES>;
   // The deferred epilogue: the last DEFER_BOXES boxes of a tile wait in registers (16 per box and
   // thread) and leave during the next tile's main loop, one every few k-tiles, while its wgmmas run.
-  // Four boxes (64 registers) are half the tile with FP32 C and all of it with 16-bit C; more would
-  // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 C keep three: four spill there.
+  // Four boxes (64 registers) are half the tile with FP32 D and all of it with 16-bit D; more would
+  // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 D keep three: four spill there;
+  // so do pairs of 128 x 256 tiles with FP32 D since the batch item became a coordinate of the
+  // stores (4 bytes spilled with four).
   // 128 x 128 tiles keep none: they serve shapes with one or two tiles per CTA, where there is
   // little to hide, and measured 2 to 5% slower with it (1000^3 to 2048^3).
-  static constexpr int DEFER_MAX = (BM == 128 && BN == 128) ? 0 : (BM == 256 && sizeof(OutT) == 4) ? 3 : 4;
-  static constexpr int DEFER_BOXES = TMA_EPI ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
-  static constexpr int EPI_BYTES = TMA_EPI ? kConsumers * Ring::kBytes : 0;
+  static constexpr int DEFER_MAX = (BM == 128 && BN == 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
+  static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
+  static constexpr int EPI_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
   static_assert(BM == 128 || (BM == 256 && BN == 128), "128 accumulators per thread at most: 128 x 256, 256 x 128 or 128 x 128");
-  static_assert(kCluster == 1 || (kCluster == 2 && (CLUSTER_M == 2 ? BN > BM : BM > BN)),
+  static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128");
+  static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
+                "grouped launches are persistent, warp-specialised and without clusters");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
 };
 
 struct HopperArgs {
-  int M, N, K;
-  float alpha, beta;
-  void* C;           // row-major M x N of Cfg::Out (the direct epilogue writes through it)
-  int group_m;       // tile rows per raster group (persistent order)
-  int tma_store;     // C's rows are 16-byte aligned: the TMA epilogue may be used
-  int pair_stores;   // N even: two adjacent outputs are stored as one 8- (or 4-) byte access
-  StreamK sk;        // the stream-K tail (sk.tail_units == 0: whole units only)
+  int M, N, K;        // D is M x N per batch item (grouped: M rows in all)
+  int batch;          // batch items (1 when grouped)
+  int a_bcast, b_bcast;  // that operand's batch stride is 0: every item reads item 0
+  void* D;            // the direct epilogue's addressing: row-major, ldd between rows, stride_d between items
+  const void* C;      // read when beta != 0 (may be D)
+  long long ldd, ldc, stride_d, stride_c;
+  epi::Params epi;    // alpha, beta, bias, activation
+  int group_m;        // tile rows per raster group (persistent order)
+  int tma_store;      // D's rows and items are 16-byte aligned: the TMA epilogue may be used
+  int pair_stores;    // two adjacent outputs may be stored as one 8- (or 4-) byte access
+  StreamK sk;         // the stream-K tail (sk.tail_units == 0: whole units only)
+  int groups;         // grouped: group count and the device offsets (cumulative row ends)
+  const int* offsets;
 };
 
-// One wgmma.m64nBNk16 into the accumulators of one 64-row block.
+// One wgmma.m64nBNk16 into the accumulators of one 64-row block, with each operand's tile K-major
+// (transpose bit 0) or MN-major (1).
 template <class Cfg>
 __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::uint64_t da, std::uint64_t db, int scale_d) {
+  constexpr int TA = Cfg::kAKMajor ? 0 : 1, TB = Cfg::kBKMajor ? 0 : 1;
   if constexpr (Cfg::kPrecision == Precision::bf16) {
-    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16(d, da, db, scale_d);
-    else wgmma_m64n128k16_bf16(d, da, db, scale_d);
+    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
   } else {
-    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16(d, da, db, scale_d);
-    else wgmma_m64n128k16_f16(d, da, db, scale_d);
+    if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
   }
 }
 
-// Two adjacent outputs (columns c, c+1 of row r) from the accumulators, with alpha and beta.
-template <class OutT>
-__device__ __forceinline__ void store_pair(OutT* out, float v0, float v1, float alpha, float beta) {
-  if constexpr (sizeof(OutT) == 4) {
-    float2 v = make_float2(alpha * v0, alpha * v1);
-    if (beta != 0.0f) {
-      const float2 o = *reinterpret_cast<const float2*>(out);
-      v.x += beta * o.x, v.y += beta * o.y;
+// Where unit u of the schedule lies: its tile (tm, tn) in its batch item or group, and the rows of
+// A and D it covers. A unit is the cluster's tiles: kClusterM x kClusterN of them, this CTA's at
+// (rank_m, rank_n).
+struct TilePos {
+  int tm, tn;
+  int item;      // batch item, or group
+  int row_base;  // first row of the item (grouped: the group's first row in the stacked A and D)
+  int row_end;   // rows of D from row_base + tm * BM up to row_end belong to this tile's item
+};
+
+// Walks the units of a launch: dense (batch items of units_m x units_n units each, raster order in
+// groups of group_m unit rows) or grouped (the groups' units in order, tile rows fastest, so that the
+// tiles sharing a B panel run together). Units are visited in increasing order by every CTA, so the
+// grouped cursor only moves forward: one pass over the offsets per CTA and launch.
+template <class Cfg>
+struct UnitWalker {
+  int units_m, units_n, per_item, group_m, rank_m, rank_n, M;
+  // grouped cursor: group g, its first unit, rows [start, end), units of a tile column
+  int g = 0, g_unit = 0, g_start = 0, g_end = 0, g_units_m = 0;
+  const int* offsets = nullptr;
+  int groups = 0;
+
+  __device__ UnitWalker(const HopperArgs& a, int rank_m_, int rank_n_) : rank_m(rank_m_), rank_n(rank_n_), M(a.M) {
+    const int tiles_m = (a.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (a.N + Cfg::BN - 1) / Cfg::BN;
+    units_m = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM;
+    units_n = (tiles_n + Cfg::kClusterN - 1) / Cfg::kClusterN;
+    per_item = units_m * units_n;
+    group_m = a.group_m > 0 ? a.group_m : units_m;
+    if constexpr (Cfg::kGrouped) {
+      offsets = a.offsets, groups = a.groups;
+      enter(0, 0, 0);
     }
-    *reinterpret_cast<float2*>(out) = v;
-  } else {
-    store_output(out, v0, alpha, beta);
-    store_output(out + 1, v1, alpha, beta);
   }
-}
+  // Group g's rows (a decreasing or out-of-range offset makes the group empty).
+  __device__ void enter(int group, int first_unit, int start) {
+    g = group, g_unit = first_unit, g_start = start;
+    g_end = group < groups ? offsets[group] : start;
+    g_end = g_end < start ? start : (g_end > M ? M : g_end);
+    g_units_m = (g_end - start + Cfg::BM - 1) / Cfg::BM;
+  }
+  // Every unit of the launch.
+  __device__ int total(int batch) const {
+    if constexpr (Cfg::kGrouped) {
+      int units = 0, start = 0;
+      for (int i = 0; i < groups; ++i) {
+        int end = offsets[i];
+        end = end < start ? start : (end > M ? M : end);
+        units += (end - start + Cfg::BM - 1) / Cfg::BM * units_n;
+        start = end;
+      }
+      return units;
+    } else {
+      return per_item * batch;
+    }
+  }
+  __device__ TilePos at(int u) {
+    TilePos t;
+    if constexpr (Cfg::kGrouped) {
+      while (u >= g_unit + g_units_m * units_n && g < groups) enter(g + 1, g_unit + g_units_m * units_n, g_end);
+      const int v = u - g_unit;
+      t.tm = v % g_units_m, t.tn = v / g_units_m;
+      t.item = g, t.row_base = g_start, t.row_end = g_end;
+    } else {
+      const int item = per_item == 0 ? 0 : u / per_item;
+      int um, un;
+      unit_coords(u - item * per_item, units_m, units_n, group_m, um, un);
+      t.tm = um * Cfg::kClusterM + rank_m, t.tn = un * Cfg::kClusterN + rank_n;
+      t.item = item, t.row_base = 0, t.row_end = M;
+    }
+    return t;
+  }
+};
 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
@@ -147,49 +248,54 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   init_pipeline<Cfg::kCluster>(full, empty, S, Cfg::kConsumers);
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
-  // A unit is the cluster's tiles: kClusterM x kClusterN of them, this CTA's at (rank_m, rank_n).
-  const int units_m = (tiles_m + Cfg::kClusterM - 1) / Cfg::kClusterM;
-  const int units_n = (tiles_n + Cfg::kClusterN - 1) / Cfg::kClusterN;
-  const int units = units_m * units_n;
   const int rank_m = Cfg::kClusterM > 1 ? int(rank) : 0, rank_n = Cfg::kClusterN > 1 ? int(rank) : 0;
   const int k_tiles = (args.K + BK - 1) / BK;
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
+  UnitWalker<Cfg> walker(args, rank_m, rank_n);
+  const int units = walker.total(args.batch);
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
   // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
   const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k);
-  const int group_m = args.group_m > 0 ? args.group_m : units_m;
-  auto tile_of = [&](int u, int& tm, int& tn) {
-    int um, un;
-    unit_coords(u, units_m, units_n, group_m, um, un);
-    tm = um * Cfg::kClusterM + rank_m, tn = un * Cfg::kClusterN + rank_n;
-  };
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
-  auto produce = [&](int it, int tm, int tn, int kt) {
+  // Operand coordinates: A's rows start at a_row, its batch item is a_z; B's columns at b_col.
+  auto produce = [&](int it, const TilePos& t, int kt) {
     const int s = it % S;
     // 32-bit shared addresses (the producer warpgroup keeps 40 registers)
     const std::uint32_t full_s = dev::smem_addr(full + s), empty_s = dev::smem_addr(empty + s);
     const std::uint32_t a = dev::smem_addr(a_tiles) + s * Cfg::A_BYTES, b = dev::smem_addr(b_tiles) + s * Cfg::B_BYTES;
+    const int a_row = t.row_base + t.tm * BM, b_col = t.tn * BN, k = kt * BK;
+    const int a_z = Cfg::kGrouped || args.a_bcast ? 0 : t.item;
+    const int b_z = args.b_bcast ? 0 : t.item;  // grouped: item is the group
     mbar_wait(empty_s, ((it / S) & 1) ^ 1);
     mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
     constexpr int a_boxes = BM / Cfg::A_BOX_ROWS, b_boxes = BN / 64;
+    // One box of A or B: K-major boxes are addressed (k, row), MN-major ones (row, k).
+    auto load_a = [&](int j, bool multicast) {
+      const int x = Cfg::kAKMajor ? k : a_row + Cfg::A_BOX_ROWS * j, y = Cfg::kAKMajor ? a_row + Cfg::A_BOX_ROWS * j : k;
+      if (multicast) tma_load_multicast_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z, 0x3);
+      else tma_load_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z);
+    };
+    auto load_b = [&](int j, bool multicast) {
+      const int x = Cfg::kBKMajor ? k : b_col + 64 * j, y = Cfg::kBKMajor ? b_col + 64 * j : k;
+      if (multicast) tma_load_multicast_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z, 0x3);
+      else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z);
+    };
     // The tile both CTAs of a cluster need (A with pairs along N, B along M): each loads half of
     // its boxes, for both.
     if constexpr (Cfg::kClusterN > 1) {
 #pragma unroll
-      for (int j = int(rank) * a_boxes / 2; j < (int(rank) + 1) * a_boxes / 2; ++j)
-        tma_load_multicast(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j, 0x3);
+      for (int j = int(rank) * a_boxes / 2; j < (int(rank) + 1) * a_boxes / 2; ++j) load_a(j, true);
     } else {
 #pragma unroll
-      for (int j = 0; j < a_boxes; ++j) tma_load(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, kt * BK, tm * BM + Cfg::A_BOX_ROWS * j);
+      for (int j = 0; j < a_boxes; ++j) load_a(j, false);
     }
     if constexpr (Cfg::kClusterM > 1) {
 #pragma unroll
-      for (int j = int(rank) * b_boxes / 2; j < (int(rank) + 1) * b_boxes / 2; ++j)
-        tma_load_multicast(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK, 0x3);
+      for (int j = int(rank) * b_boxes / 2; j < (int(rank) + 1) * b_boxes / 2; ++j) load_b(j, true);
     } else {
 #pragma unroll
-      for (int j = 0; j < b_boxes; ++j) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, tn * BN + 64 * j, kt * BK);
+      for (int j = 0; j < b_boxes; ++j) load_b(j, false);
     }
   };
 
@@ -199,9 +305,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (threadIdx.x == 0) {
         int it = 0;
         sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
-          int tm, tn;
-          tile_of(u, tm, tn);
-          for (int kt = kb; kt < ke; ++kt) produce(it++, tm, tn, kt);
+          const TilePos t = walker.at(u);
+          for (int kt = kb; kt < ke; ++kt) produce(it++, t, kt);
         });
       }
       __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
@@ -227,26 +332,48 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // tile. A box holds kGroupsPerBox groups: 2 x kGroupsPerBox pairs of adjacent outputs per thread.
   constexpr int kGroupsPerBox = Cfg::BOX_COLS / 8, kPairsPerBox = 2 * kGroupsPerBox;
   constexpr int kBoxesPerBlock = BN / Cfg::BOX_COLS;
-  // Two adjacent outputs as C stores them: a float2, or two 16-bit values in one word.
+  // Two adjacent outputs as D stores them: a float2, or two 16-bit values in one word.
   using Pair = std::conditional_t<sizeof(OutT) == 4, float2, std::uint32_t>;
   auto make_pair = [&](float v0, float v1) -> Pair {
     if constexpr (sizeof(OutT) == 4) {
-      return make_float2(args.alpha * v0, args.alpha * v1);
+      return make_float2(v0, v1);
     } else {
-      OutT pair[2] = {from_float<OutT>(args.alpha * v0), from_float<OutT>(args.alpha * v1)};
+      OutT pair[2] = {epi::from_f32<OutT>(v0), epi::from_f32<OutT>(v1)};
       return *reinterpret_cast<const std::uint32_t*>(pair);
     }
   };
-  // Pair p of box bx of the tile in d: group q = p / 2, rows r (p even) or r + 8 (p odd).
+  // Pair p of box bx of the tile in d: group q = p / 2, rows r (p even) or r + 8 (p odd), times
+  // alpha. alpha is read from the kernel's parameters at each use, not held in a register: at the
+  // epilogue the accumulators and the deferred boxes leave none (one more spilled 4 bytes with
+  // 128 x 256 pairs). When alpha is a device pointer the host passes 1 here and d is scaled in place
+  // first; the fused epilogue has applied alpha already.
   auto box_pair = [&](int bx, int p) {
     const float* g = d + (bx / kBoxesPerBlock) * Cfg::kBlockAccum + 4 * ((bx % kBoxesPerBlock) * kGroupsPerBox + p / 2);
-    return make_pair(g[2 * (p % 2)], g[2 * (p % 2) + 1]);
+    if constexpr (Cfg::kFused) return make_pair(g[2 * (p % 2)], g[2 * (p % 2) + 1]);
+    else return make_pair(args.epi.alpha * g[2 * (p % 2)], args.epi.alpha * g[2 * (p % 2) + 1]);
+  };
+  // The fused epilogue before the TMA stores: d = act(alpha * d + bias) in place, one accumulator group
+  // at a time (rows r and r + 8, columns c and c + 1), so that only the accumulators are live. (Applied
+  // inside box_pair instead, while the deferred boxes fill, it kept 16-bit D's 64 held registers, the
+  // accumulators and the bias values live together, and ptxas spilled a kilobyte.)
+  auto fuse_in_place = [&](const epi::Scalars& scal, int row0, int col0, int item) {
+#pragma unroll
+    for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
+      const int rb = grp / (BN / 8), j = grp % (BN / 8);
+      const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        const float bias = epi::bias_at<OutT>(args.epi, item, r + 8 * (i / 2), c + i % 2);
+        d[4 * grp + i] = epi::activate(scal.alpha * d[4 * grp + i] + bias, args.epi.act);
+      }
+    }
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
-  // Box bx of the tile whose warpgroup rows start at C row `row0` and columns at col0: written into
-  // the ring's next slot from pairs[], then stored by TMA (the engine clips the matrix edges). Pair p
-  // lands at row r = warp*16 + lane/4 (+8 for odd p), bytes of group p / 2 in the 128-B swizzle.
-  auto store_box = [&](int bx, int row0, int col0, const Pair (&pairs)[kPairsPerBox]) {
+  // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item
+  // z: written into the ring's next slot from pairs[], then stored by TMA (the engine clips the
+  // matrix edges). Pair p lands at row r = warp*16 + lane/4 (+8 for odd p), bytes of group p / 2 in
+  // the 128-B swizzle.
+  auto store_box = [&](int bx, int row0, int col0, int z, const Pair (&pairs)[kPairsPerBox]) {
     unsigned char* box = ring.begin_pass(bx);
     const std::uint32_t box_addr = dev::smem_addr(box);
     const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
@@ -257,29 +384,36 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       else st_shared(addr, pairs[p]);
     }
     ring.end_pass(box, [&](unsigned char* b, int) {
-      tma_store(&tm_c, b, col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS, row0 + (bx / kBoxesPerBlock) * 64);
+      tma_store_3d(&tm_c, b, col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS, row0 + (bx / kBoxesPerBlock) * 64, z);
     });
   };
   // The deferred boxes of the last tile: held[b] is box EPI_BOXES - DEFER_BOXES + b of the tile at
-  // (held_row0, held_col0), waiting to be stored while held_pending.
+  // (held_row0, held_col0) of batch item held_z, waiting to be stored while held_pending.
   constexpr int kDefer = Cfg::DEFER_BOXES > 0 ? Cfg::DEFER_BOXES : 1;
   Pair held[kDefer][kPairsPerBox];
-  int held_row0 = 0, held_col0 = 0;
+  int held_row0 = 0, held_col0 = 0, held_z = 0;
   bool held_pending = false;
   // Deferred box b (a constant wherever this is called: held is indexed by constants only).
-  auto store_held = [&](int b) { store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held[b]); };
-  // One box every defer_stride k-tiles from k-tile 1 (a power of two, at most 8, small enough for
-  // all of them to leave within K). Measured at 4096^3 (BF16, FP32 C): one box on each of k-tiles
+  auto store_held = [&](int b) {
+    store_box(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, held_row0, held_col0, held_z, held[b]);
+  };
+  // One box every defer_stride() k-tiles from k-tile 1 (a power of two, at most 8, small enough for
+  // all of them to leave within K). Measured at 4096^3 (BF16, FP32 D): one box on each of k-tiles
   // 0 to 3 slowed the main loop by about 1600 cycles a tile, most of what the deferral saves
-  // (99.5% of cuBLAS); every 4th to 16th k-tile, 100.2 to 100.6%.
-  int defer_stride = 8;
-  while (defer_stride > 1 && defer_stride * Cfg::DEFER_BOXES > k_tiles) defer_stride /= 2;
-  const int defer_phase = defer_stride > 1 ? 1 : 0;
+  // (99.5% of cuBLAS); every 4th to 16th k-tile, 100.2 to 100.6%. Worked out from K where it is
+  // used rather than kept in registers through the main loop (the batch item of the held boxes
+  // needs the one it frees: with both, 128 x 256 pairs spilled 4 bytes).
+  auto defer_stride = [&] {
+    int stride = 8;
+    while (stride > 1 && stride * Cfg::DEFER_BOXES > k_tiles) stride /= 2;
+    return stride;
+  };
 
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
   int produced = 0;
+  UnitWalker<Cfg> producer_walker = walker;
   auto produce_ahead = [&](int upto) {
     if constexpr (!Cfg::kWarpSpecialized) {
       if (threadIdx.x == 0) {
@@ -288,9 +422,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const int unit_index = produced / k_tiles, kt = produced % k_tiles;
           const int u = first_unit + unit_index * unit_step;
           if (u >= units) break;
-          int tm, tn;
-          tile_of(u, tm, tn);
-          produce(produced, tm, tn, kt);
+          produce(produced, producer_walker.at(u), kt);
           ++produced;
         }
       }
@@ -300,8 +432,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   produce_ahead(S - 1);
 
   sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
-    int tm, tn;
-    tile_of(u, tm, tn);
     int prev = -1;
     // One k-tile in two halves: issue its wgmmas, then wait for the batch before (whose stage is
     // released and refilled). A deferred box is written between the two, while two batches run.
@@ -309,16 +439,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const int s = it % S;
       mbar_wait(&full[s], (it / S) & 1);
       wgmma_fence();
-      // This warpgroup's rows of A in stage s, row block rb 64 rows (of 128 bytes) further; B's k16
-      // step is 16 rows of 128 bytes.
-      const std::uint64_t da = smem_desc(a_tiles + s * Cfg::A_BYTES + ci * Cfg::kConsumerRows * 128, 16, 1024);
-      const std::uint64_t db = smem_desc(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 1024);
+      // This warpgroup's rows of A in stage s. K-major: rows of 128 bytes, row block rb 64 rows
+      // further, a k16 step 32 bytes. M-major: a box of 64 rows per row block, a k16 step 16 rows
+      // of 128 bytes. B likewise: K-major 32 bytes per k16, N-major 16 rows.
+      const unsigned char* a_stage = a_tiles + s * Cfg::A_BYTES;
+      const std::uint64_t da = Cfg::kAKMajor
+                                   ? smem_desc(a_stage + ci * Cfg::kConsumerRows * 128, 16, 1024)
+                                   : smem_desc(a_stage + ci * Cfg::kRowBlocks * Cfg::A_BOX_BYTES, Cfg::A_BOX_BYTES, 1024);
+      const std::uint64_t db = Cfg::kBKMajor ? smem_desc(b_tiles + s * Cfg::B_BYTES, 16, 1024)
+                                             : smem_desc(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 1024);
+      constexpr unsigned a_rb_step = Cfg::kAKMajor ? 64 * 128 : Cfg::A_BOX_BYTES, a_k_step = Cfg::kAKMajor ? 32 : 16 * 128;
+      constexpr unsigned b_k_step = Cfg::kBKMajor ? 32 : 16 * 128;
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
 #pragma unroll
         for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
-          wgmma_tile<Cfg>(block_accum(rb), desc_advance(da, rb * 64 * 128 + kk * 32), desc_advance(db, kk * 16 * 128),
-                          (kt > kb || kk > 0) ? 1 : 0);
+          wgmma_tile<Cfg>(block_accum(rb), desc_advance(da, rb * a_rb_step + kk * a_k_step),
+                          desc_advance(db, kk * b_k_step), (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
     };
     auto finish = [&] {
@@ -336,7 +473,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (held_pending) {
 #pragma unroll
         for (int b = 0; b < Cfg::DEFER_BOXES; ++b) {
-          const int at = kb + b * defer_stride + defer_phase;
+          const int stride = defer_stride(), at = kb + b * stride + (stride > 1 ? 1 : 0);
           for (; kt < at && kt < ke; ++kt) issue(kt), finish();
           if (kt < ke) issue(kt);
           store_held(b);
@@ -360,9 +497,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
 
     // ---- epilogue ------------------------------------------------------------------------------
-    const int row0 = tm * BM + ci * Cfg::kConsumerRows, col0 = tn * BN;
-    if (Cfg::kCluster > 1 && (tm >= tiles_m || tn >= tiles_n)) return;  // the cluster's spare CTA (odd tile count)
-    if (Cfg::kTmaEpilogue && args.beta == 0.0f && args.tma_store) {
+    // The tile's place, and alpha and beta, are worked out here rather than kept in registers
+    // through the main loop, which needs none of them.
+    // (A dense launch's walker is rebuilt from the arguments: cheaper than keeping its fields in
+    // registers through the main loop, where the consumers have none to spare. A grouped one keeps its
+    // cursor.)
+    const TilePos t = Cfg::kGrouped ? walker.at(u) : UnitWalker<Cfg>(args, rank_m, rank_n).at(u);
+    const epi::Scalars scal = epi::scalars(args.epi);
+    const int row0 = t.row_base + t.tm * BM + ci * Cfg::kConsumerRows, col0 = t.tn * BN;
+    if (!Cfg::kGrouped && Cfg::kCluster > 1 && (t.tm >= tiles_m || t.tn >= tiles_n)) return;  // the cluster's spare CTA
+    // TMA stores need beta == 0 and every row of this warpgroup inside the item (or group): a
+    // grouped tile reaching past its group stores through the masked path below.
+    const bool whole_rows = !Cfg::kGrouped || row0 + Cfg::kConsumerRows <= t.row_end;
+    const int z = Cfg::kGrouped ? 0 : t.item;
+    if (Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows) {
+      if constexpr (Cfg::kFused) {
+        fuse_in_place(scal, row0, col0, t.item);
+      } else if (args.epi.alpha_ptr) {
+#pragma unroll
+        for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
+      }
       // The first boxes now, through the ring (the tensor cores wait meanwhile); the last
       // DEFER_BOXES into registers, for the next tile's main loop (or the end of the kernel).
 #pragma unroll
@@ -370,17 +524,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         Pair pairs[kPairsPerBox];
 #pragma unroll
         for (int p = 0; p < kPairsPerBox; ++p) pairs[p] = box_pair(bx, p);
-        store_box(bx, row0, col0, pairs);
+        store_box(bx, row0, col0, z, pairs);
       }
       if constexpr (Cfg::DEFER_BOXES > 0) {
 #pragma unroll
         for (int b = 0; b < Cfg::DEFER_BOXES; ++b)
 #pragma unroll
           for (int p = 0; p < kPairsPerBox; ++p) held[b][p] = box_pair(Cfg::EPI_BOXES - Cfg::DEFER_BOXES + b, p);
-        held_row0 = row0, held_col0 = col0, held_pending = true;
+        held_row0 = row0, held_col0 = col0, held_z = z, held_pending = true;
       }
     } else {
-      OutT* C = static_cast<OutT*>(args.C);
+      // Direct stores from registers: any beta, any alignment, rows masked at the item's end.
+      OutT* D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
+      const OutT* C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
+      const int row_end = Cfg::kGrouped ? t.row_end : args.M;
 #pragma unroll
       for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {  // accumulator group: row block rb, column group j
         const int rb = grp / (BN / 8), j = grp % (BN / 8);
@@ -388,13 +545,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         if (c >= args.N) continue;
         for (int h = 0; h < 2; ++h) {
           const int rr = r + 8 * h;
-          if (rr >= args.M) continue;
-          OutT* out = C + std::size_t(rr) * args.N + c;
-          if (args.pair_stores && c + 1 < args.N) {
-            store_pair(out, d[4 * grp + 2 * h], d[4 * grp + 2 * h + 1], args.alpha, args.beta);
-          } else {  // odd N: rows start at odd element offsets, store one by one
-            store_output(out, d[4 * grp + 2 * h], args.alpha, args.beta);
-            if (c + 1 < args.N) store_output(out + 1, d[4 * grp + 2 * h + 1], args.alpha, args.beta);
+          if (rr >= row_end) continue;
+          OutT* out = D + std::size_t(rr) * args.ldd + c;
+          const OutT* in = C + std::size_t(rr) * args.ldc + c;
+          const float b0 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c) : 0.0f;
+          const OutT o0 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h], in, b0);
+          if (c + 1 < args.N) {
+            const float b1 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c + 1) : 0.0f;
+            const OutT o1 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h + 1], in + 1, b1);
+            if (args.pair_stores) {
+              const OutT both[2] = {o0, o1};
+              if constexpr (sizeof(OutT) == 4) *reinterpret_cast<float2*>(out) = *reinterpret_cast<const float2*>(both);
+              else *reinterpret_cast<std::uint32_t*>(out) = *reinterpret_cast<const std::uint32_t*>(both);
+            } else {
+              out[0] = o0, out[1] = o1;
+            }
+          } else {
+            out[0] = o0;
           }
         }
       }

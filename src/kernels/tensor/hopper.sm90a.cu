@@ -1,5 +1,7 @@
 // Tensor-core ladder, steps 3-7: the Hopper kernels (wgmma, TMA, mbarriers, warp specialisation,
 // persistence, clusters, TMA epilogue). Built for sm_90a only; the device code is in hopper.cuh.
+// Steps 3 to 6 are instantiated here; step 7 is the library's kernel (kernels/library/sm90.hpp),
+// run through its launcher with the step's parameters, plus the 256 x 128 tile kept for comparison.
 //
 // Any M, N, K >= 1: TMA needs every row to start on 16 bytes (K and N multiples of 8 for 16-bit
 // types) and the pointers 16-byte aligned. Other shapes run the mma.sync kernel (step 2) instead:
@@ -9,8 +11,11 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "api/context_impl.hpp"
 #include "core/error.hpp"
+#include "gemmlab/context.hpp"
 #include "kernels/common.hpp"
+#include "kernels/library/sm90.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/tensor/hopper.cuh"
 #include "kernels/tensor/mma_sync.hpp"
@@ -24,6 +29,7 @@ namespace {
 
 using tc::sm90::HopperArgs;
 using tc::sm90::HopperConfig;
+using tc::sm90::Sm90Shape;
 
 bool tma_path(const GemmArgs& g) {
   return g.shape.k % 8 == 0 && g.shape.n % 8 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
@@ -77,17 +83,17 @@ struct Operands {
   std::int64_t b_cols;
 };
 
-// The tensor maps of a configuration for one set of operands.
+// The tensor maps of a configuration for one set of operands (3-D maps of one matrix each).
 template <class Cfg>
 tc::TmaMaps build_maps(const tc::TmaKey& k) {
   using T = typename Cfg::T;
   constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
   constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
   tc::TmaMaps m;
-  m.a = tc::make_tensor_map_2d(k.a, ab, k.shape.m, k.shape.k, Cfg::A_BOX_ROWS, Cfg::BK, tc::Swizzle::b128);
-  m.b = tc::make_tensor_map_2d(k.b, ab, k.shape.k, k.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
+  m.a = tc::make_tensor_map_3d(k.a, ab, k.shape.m, k.shape.k, k.shape.k, 1, 0, Cfg::A_BOX_ROWS, Cfg::BK, tc::Swizzle::b128);
+  m.b = tc::make_tensor_map_3d(k.b, ab, k.shape.k, k.b_cols, k.b_cols, 1, 0, Cfg::BK, 64, tc::Swizzle::b128);
   m.c = Cfg::kTmaEpilogue && k.tma_store
-            ? tc::make_tensor_map_2d(k.c, out, k.shape.m, k.shape.n, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
+            ? tc::make_tensor_map_3d(k.c, out, k.shape.m, k.shape.n, k.shape.n, 1, 0, 64, Cfg::BOX_COLS, tc::Swizzle::b128)
             : m.a;  // not used by the kernel
   return m;
 }
@@ -115,8 +121,16 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
     sk.tail_units = tail.units;
     sk.owner_k = tail.owner_k;
   }
-  const HopperArgs args{int(o.shape.m), int(o.shape.n), int(o.shape.k), alpha, beta, o.c, group_m, tma_store ? 1 : 0,
-                        pairs ? 1 : 0, sk};
+  HopperArgs args{};
+  args.M = int(o.shape.m), args.N = int(o.shape.n), args.K = int(o.shape.k);
+  args.batch = 1;
+  args.D = o.c, args.C = o.c;
+  args.ldd = args.ldc = o.shape.n;
+  args.epi.alpha = alpha, args.epi.beta = beta;
+  args.group_m = group_m;
+  args.tma_store = tma_store ? 1 : 0;
+  args.pair_stores = pairs ? 1 : 0;
+  args.sk = sk;
   const tc::ClusterLaunch launch(dim3(grid_size<Cfg>(o.shape, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
                                  Cfg::kCluster);
   GEMMLAB_CUDA(cudaLaunchKernelEx(&launch.cfg, kernel, maps.a, maps.b, maps.c, args));
@@ -199,57 +213,72 @@ class HopperKernel : public HopperKernelBase {
 
 TailMode tail_mode(const Params& p) { return TailMode(p.at("stream_k")); }
 
-// Rows of the operand copies for shapes whose K or N is not a multiple of 8, padded with zeros.
+// Rows of the operand copies for shapes whose K or N is not a multiple of 8 (TMA needs rows that
+// start on 16 bytes): the copies get leading dimensions rounded up to 8 and the tensor maps keep
+// the true K and N, so the engine zero-fills past them.
 std::int64_t round8(std::int64_t x) { return (x + 7) / 8 * 8; }
 std::size_t padded_a_bytes(const Shape& s) { return std::size_t(s.m * round8(s.k)) * 2; }
-std::size_t padded_b_bytes(const Shape& s) { return std::size_t(round8(s.k) * round8(s.n)) * 2; }
+std::size_t padded_b_bytes(const Shape& s) { return std::size_t(s.k * round8(s.n)) * 2; }
 bool shape_aligned(const Shape& s) { return s.k % 8 == 0 && s.n % 8 == 0; }
 
+// A packed row-major call of the lab as the library's problem.
+detail::Problem library_problem(Precision prec, const GemmArgs& g, const void* a, std::int64_t lda, const void* b,
+                                std::int64_t ldb) {
+  detail::Problem p;
+  p.ab = prec == Precision::bf16 ? DataType::bf16 : DataType::f16;
+  p.cd = g.c_type == DType::f32 ? DataType::f32 : p.ab;
+  p.m = g.shape.m, p.n = g.shape.n, p.k = g.shape.k;
+  p.a = {a, lda, 0, true};
+  p.b = {b, ldb, 0, false};
+  p.c = g.c, p.ldc = g.shape.n;
+  p.d = g.c, p.ldd = g.shape.n;
+  p.alpha = g.alpha, p.beta = g.beta;
+  return p;
+}
+
+// The device facts the library plans launches with, when a lab caller has no context at hand
+// (traffic and occupancy questions): this GPU's SMs, every one holding a cluster.
+detail::DeviceState approximate_state() {
+  detail::DeviceState s;
+  s.props.sm_count = current_sm_count();
+  s.cc = 90;
+  s.sm90_resident = {s.props.sm_count, s.props.sm_count / 2, s.props.sm_count};
+  return s;
+}
+
 // The last step: tile shape (128 x 256, 128 x 128 or 256 x 128; by default 128 x 256 unless that
-// leaves SMs idle), cluster size and raster group are parameters. Shapes whose rows TMA cannot
-// address (K or N not a multiple of 8) are copied into zero-padded buffers first; the copies are
-// part of the timed launch.
+// leaves SMs idle), cluster size and raster group are parameters. 128-row tiles are the library's
+// kernel (the same code `auto` runs); the 256 x 128 tile is instantiated here. Shapes whose rows
+// TMA cannot address (K or N not a multiple of 8) are copied into padded buffers first; the copies
+// are part of the timed launch.
 template <Precision P>
 class TmaEpilogueKernel final : public KernelBase {
   using T = tc::operand_t<P>;
-  using One = HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 1, 1, true>, HopperConfig<P, T, 128, 256, 4, true, true, 1, 1, true>>;
-  using Two = HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 2, 1, true>, HopperConfig<P, T, 128, 256, 4, true, true, 2, 1, true>>;
-  using Narrow = HopperKernel<HopperConfig<P, float, 128, 128, 6, true, true, 1, 1, true>, HopperConfig<P, T, 128, 128, 6, true, true, 1, 1, true>>;
   // cuBLAS's tile shape for these sizes (256 x 128, clusters of 2 sharing A); measured slightly slower than
-  // One/Two (docs/kernels/tensor-ladder.md), kept for comparison. Without the cluster it is slower still,
+  // 128 x 256 (docs/kernels/tensor-ladder.md), kept for comparison. Without the cluster it is slower still,
   // and its FP32-C build spills 4 bytes: not instantiated.
-  using Tall = HopperKernel<HopperConfig<P, float, 256, 128, 4, true, true, 1, 2, true>, HopperConfig<P, T, 256, 128, 4, true, true, 1, 2, true>>;
+  static constexpr Sm90Shape kTall{.bm = 256, .bn = 128, .stages = 4, .cluster_n = 2};
+  using Tall = HopperKernel<HopperConfig<P, float, kTall>, HopperConfig<P, T, kTall>>;
 
  public:
-  explicit TmaEpilogueKernel(const KernelInfo& info)
-      : KernelBase(info), one_(info, 8), two_(info, 8), narrow_(info, 8), tall_(info, 8) {}
+  explicit TmaEpilogueKernel(const KernelInfo& info) : KernelBase(info), tall_(info, 8) {}
 
   // Waves of 128 x 256 tiles on this GPU's SMs, which the automatic tile width and cluster size
-  // go by.
+  // go by (the library's model: detail::sm90_model_choice).
   static double waves256(const Shape& s) {
     return double(ceil_div(s.m, 128) * ceil_div(s.n, 256)) / current_sm_count();
   }
-  // 256-row tiles are 128 columns wide. 128-row tiles: 256 columns unless they leave SMs idle
-  // (fewer tiles than SMs -> 128 columns).
-  static int tile_n(const Shape& s, const Params& p) {
-    if (p.at("tile_m") == 256) return 128;
-    if (p.at("tile_n") != 0) return p.at("tile_n");
-    return waves256(s) < 1 ? 128 : 256;
+  // The library's configuration for these parameters (0 = the model's choice).
+  static detail::Sm90Config config(const Shape& s, const Params& p) {
+    detail::Sm90Config c;
+    // Clusters of 2 are compiled for 128x256 tiles only: an explicit cluster=2 takes those.
+    c.tile_n = p.at("tile_n") != 0 ? p.at("tile_n") : waves256(s) < 1 && p.at("cluster") != 2 ? 128 : 256;
+    c.cluster = p.at("cluster") != 0 ? p.at("cluster") : c.tile_n == 256 && waves256(s) >= 8 ? 2 : 1;
+    c.group_m = p.at("group");
+    c.stream_k = p.at("stream_k");
+    return c;
   }
-  // Clusters of 2 for 128 x 256 tiles (cluster=0: automatic) only from 8 waves of tiles on: below
-  // that, clusters of 1 measured equal or faster on the H100, most at short K (4096 x 4096 x 1024:
-  // 106.5% of cuBLAS against 101.0%; 4096^3: 101.3% against 100.9%), while at 6144^3 and 16384 x
-  // 16384 x K pairs sharing B were 0.5 to 2% faster (docs/kernels/tensor-ladder.md, "Clusters of 1
-  // below 8 waves"). (256 x 128 tiles always run in pairs: pick takes them first.)
-  static int cluster(const Shape& s, const Params& p) {
-    if (p.at("cluster") != 0) return p.at("cluster");
-    return waves256(s) >= 8 ? 2 : 1;
-  }
-  const HopperKernelBase& pick(const Shape& s, const Params& p) const {
-    if (p.at("tile_m") == 256) return tall_;
-    if (tile_n(s, p) == 128) return narrow_;
-    return cluster(s, p) == 2 ? static_cast<const HopperKernelBase&>(two_) : one_;
-  }
+  static bool tall(const Params& p) { return p.at("tile_m") == 256; }
 
   std::optional<std::string> reject(const Shape& s, const Params& p, const DeviceInfo& d) const override {
     if (p.at("tile_m") == 256 && p.at("tile_n") == 256)
@@ -258,51 +287,90 @@ class TmaEpilogueKernel final : public KernelBase {
       return std::string("256 x 128 tiles run in clusters of 2 only (cuBLAS's configuration; tile_m=256 needs cluster=2 or 0)");
     if (p.at("tile_m") == 128 && p.at("tile_n") == 128 && p.at("cluster") == 2)
       return std::string("128 x 128 tiles run without clusters (tile_n=128 runs with cluster=1 or 0)");
-    return pick(s, p).reject(s, p, d);
+    if (tall(p)) return tall_.reject(s, p, d);
+    if (d.cc() != 90)
+      return fmt::format("needs an sm_90 GPU (Hopper: wgmma and TMA are sm_90a instructions); {} is sm_{}", d.name, d.cc());
+    if (ceil_div(s.m, 128) * ceil_div(s.n, 128) > std::numeric_limits<int>::max()) return std::string("too many tiles");
+    return std::nullopt;
   }
-  TrafficModel traffic(const Shape& s, const Params& p) const override { return pick(s, p).traffic(s, p); }
-  LaunchPlan plan(const Shape& s, const Params& p) const override { return pick(s, p).plan(s, p); }
-  // Workspace: the stream-K partial sums (when the schedule has a tail), then the padded copies.
-  std::size_t stream_k_bytes_for(const Shape& s, const Params& p) const {
-    return (pick(s, p).stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256;
+  TrafficModel traffic(const Shape& s, const Params& p) const override {
+    if (tall(p)) return tall_.traffic(s, p);
+    const detail::Sm90Config c = config(s, p);
+    TrafficModel t;
+    t.flops = s.flops();
+    t.global_loads = double(ceil_div(s.m, 128)) * double(ceil_div(s.n, c.tile_n)) * double(s.k) *
+                     (128.0 + double(c.tile_n) / c.cluster);
+    t.global_stores = double(s.m) * s.n;
+    t.element_bytes = 2;
+    return t;
+  }
+  LaunchPlan plan(const Shape& s, const Params& p) const override {
+    if (tall(p)) return tall_.plan(s, p);
+    const detail::Problem prob = library_problem(P, GemmArgs{s, nullptr, nullptr, nullptr, DType::f32}, nullptr,
+                                                 round8(s.k), nullptr, round8(s.n));
+    const auto shape = detail::sm90_launch_shape(prob, config(s, p), approximate_state());
+    if (!shape) return {};
+    return {shape->kernel, dim3(unsigned(shape->grid)), dim3(unsigned(shape->threads)), shape->smem_bytes};
+  }
+  // Workspace: the stream-K partial sums (at most a tile's sums per SM), then the padded copies.
+  static std::size_t stream_k_bytes_for(const Params& p) {
+    return p.at("stream_k") == 0 ? 0 : std::size_t(current_sm_count()) * 256 * 128 * sizeof(float);
   }
   std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
-    return stream_k_bytes_for(s, p) + (shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s));
+    const std::size_t sk = tall(p) ? (tall_.stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256 : stream_k_bytes_for(p);
+    return sk + (shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s));
   }
 
   void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
-    const HopperKernelBase& k = pick(g.shape, p);
-    const int group = p.at("group");
     const Shape& s = g.shape;
-    const std::size_t sk_bytes = stream_k_bytes_for(s, p);
-    if (sk_bytes > 0 && (!ctx.workspace || ctx.workspace_bytes < sk_bytes))
-      throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, sk_bytes));
-    void* stream_k = sk_bytes > 0 ? ctx.workspace : nullptr;
-    if (shape_aligned(g.shape) && tma_path(g)) {
-      k.launch_operands({g.a, g.b, g.c, g.shape, g.shape.n}, g, ctx, group, stream_k, tail_mode(p));
+    if (tall(p)) {
+      launch_tall(g, p, ctx);
       return;
     }
-    if (!ctx.workspace || ctx.workspace_bytes < workspace_bytes(s, p) || !aligned16(g.a) || !aligned16(g.b)) {
-      tc::launch_mma_sync(info_.precision, g, ctx.stream);  // no room to pad: the correct path
-      return;
+    if (!ctx.library) throw Error(fmt::format("kernel {} runs through the library: the lab gives it a context", info_.id));
+    const detail::DeviceState& dev = ctx.library->impl().device;
+    const std::size_t sk_bytes = (stream_k_bytes_for(p) + 255) / 256 * 256;
+    const void* a = g.a;
+    const void* b = g.b;
+    std::int64_t lda = s.k, ldb = s.n;
+    if (!shape_aligned(s) || !aligned16(g.a) || !aligned16(g.b)) {
+      if (!ctx.workspace || ctx.workspace_bytes < workspace_bytes(s, p) || !aligned16(g.a) || !aligned16(g.b)) {
+        tc::launch_mma_sync(info_.precision, g, ctx.stream);  // no room to pad: the correct path
+        return;
+      }
+      lda = round8(s.k), ldb = round8(s.n);
+      auto* a_pad = static_cast<unsigned char*>(ctx.workspace) + sk_bytes;
+      auto* b_pad = a_pad + (padded_a_bytes(s) + 255) / 256 * 256;
+      GEMMLAB_CUDA(cudaMemcpy2DAsync(a_pad, lda * 2, g.a, s.k * 2, s.k * 2, s.m, cudaMemcpyDeviceToDevice, ctx.stream));
+      GEMMLAB_CUDA(cudaMemcpy2DAsync(b_pad, ldb * 2, g.b, s.n * 2, s.n * 2, s.k, cudaMemcpyDeviceToDevice, ctx.stream));
+      a = a_pad, b = b_pad;
     }
-    const std::int64_t k8 = round8(s.k), n8 = round8(s.n);
-    auto* a_pad = static_cast<unsigned char*>(ctx.workspace) + sk_bytes;
-    auto* b_pad = a_pad + (padded_a_bytes(s) + 255) / 256 * 256;
-    // A: rows of K elements into rows of k8, the extra columns zero.
-    if (k8 > s.k) GEMMLAB_CUDA(cudaMemset2DAsync(a_pad + s.k * 2, k8 * 2, 0, (k8 - s.k) * 2, s.m, ctx.stream));
-    GEMMLAB_CUDA(cudaMemcpy2DAsync(a_pad, k8 * 2, g.a, s.k * 2, s.k * 2, s.m, cudaMemcpyDeviceToDevice, ctx.stream));
-    // B: K rows of N into k8 rows of n8; extra columns and rows zero.
-    if (n8 > s.n) GEMMLAB_CUDA(cudaMemset2DAsync(b_pad + s.n * 2, n8 * 2, 0, (n8 - s.n) * 2, s.k, ctx.stream));
-    if (k8 > s.k) GEMMLAB_CUDA(cudaMemsetAsync(b_pad + s.k * n8 * 2, 0, (k8 - s.k) * n8 * 2, ctx.stream));
-    GEMMLAB_CUDA(cudaMemcpy2DAsync(b_pad, n8 * 2, g.b, s.n * 2, s.n * 2, s.k, cudaMemcpyDeviceToDevice, ctx.stream));
-    k.launch_operands({a_pad, b_pad, g.c, Shape{s.m, s.n, k8}, n8}, g, ctx, group, stream_k, tail_mode(p));
+    const detail::Problem prob = library_problem(P, g, a, lda, b, ldb);
+    const detail::Sm90Config c = config(s, p);
+    if (auto why = detail::sm90_reject(prob, c, dev)) throw Error(fmt::format("kernel {}: {}", info_.id, *why));
+    detail::LaunchEnv env;
+    env.stream = ctx.stream;
+    env.scratch.data = static_cast<unsigned char*>(ctx.workspace);
+    env.scratch.bytes = sk_bytes;
+    env.scratch.flags = stream_k_flags(ctx.stream);
+    env.device = &dev;
+    detail::launch_sm90(prob, c, env);
   }
 
  private:
-  One one_;
-  Two two_;
-  Narrow narrow_;
+  void launch_tall(const GemmArgs& g, const Params& p, const ExecContext& ctx) const {
+    const Shape& s = g.shape;
+    const std::size_t sk_bytes = (tall_.stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256;
+    if (sk_bytes > 0 && (!ctx.workspace || ctx.workspace_bytes < sk_bytes))
+      throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, sk_bytes));
+    void* stream_k = sk_bytes > 0 ? ctx.workspace : nullptr;
+    if (shape_aligned(s) && tma_path(g)) {
+      tall_.launch_operands({g.a, g.b, g.c, s, s.n}, g, ctx, p.at("group"), stream_k, tail_mode(p));
+      return;
+    }
+    tc::launch_mma_sync(info_.precision, g, ctx.stream);
+  }
+
   Tall tall_;
 };
 
@@ -354,13 +422,17 @@ void add_step(Registry& r) {
   i.min_cc = 90;
   constexpr int kGroup = 8;
   if constexpr (STEP == 3) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, false, false, 1, 1, false>, void>>(i, kGroup));
+    constexpr Sm90Shape shape{.warp_specialized = false, .persistent = false, .tma_epilogue = false};
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
   } else if constexpr (STEP == 4) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, false, 1, 1, false>, void>>(i, kGroup));
+    constexpr Sm90Shape shape{.persistent = false, .tma_epilogue = false};
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
   } else if constexpr (STEP == 5) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 1, 1, false>, void>>(i, kGroup));
+    constexpr Sm90Shape shape{.tma_epilogue = false};
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
   } else if constexpr (STEP == 6) {
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, 128, 256, 4, true, true, 2, 1, false>, void>>(i, kGroup));
+    constexpr Sm90Shape shape{.cluster_m = 2, .tma_epilogue = false};
+    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
   } else {
     i.outputs = {DType::f32, operand_type(P)};
     i.params = {{"tile_m", "tile rows: 128, or 256 (tiles of 256 x 128, in clusters of 2)", {128, 256}, 128},

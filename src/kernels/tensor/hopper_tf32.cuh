@@ -1,35 +1,41 @@
-// The Hopper (sm_90a) TF32 GEMM behind tensor-core ladder step 8 (tc.swapped.tf32).
+// The Hopper (sm_90a) TF32 GEMM behind tensor-core ladder step 8 (tc.swapped.tf32), and the
+// library's TF32 kernel.
 //
 // Why a kernel of its own: wgmma reads TF32 operands from shared memory K-major only; there are no
-// transpose bits for 32-bit types. gemmlab's A (M x K, row-major) is K-major, but its B (K x N,
-// row-major) is N-major. So the kernel computes the transposed product,
+// transpose bits for 32-bit types. So the kernel computes the transposed product,
 //
-//     C^T (N x M) = B^T (N x K) * A^T (K x M),
+//     D^T (N x M) = B^T (N x K) * A^T (K x M),
 //
 // where wgmma's first operand B^T comes from *registers* (any layout can be loaded there) and its
 // second operand A^T is A's tile in shared memory, K-major as TF32 requires. Each accumulator row is
-// a column n of C; the epilogue writes the transpose back.
+// a column n of D; the epilogue writes the transpose back. A must therefore be K-major (the library
+// copies an M-major A into a K-major one first); B may be either: N-major (B row-major, the
+// ladder's case) or K-major (B_KMAJOR), which only changes where the fragments are read from.
 //
-// Levels: a CTA computes a 256 (m) x 128 (n) tile of C; each of its two consumer warpgroups owns 64
-// columns n and issues wgmma.m64n256k8 with D = its 64 x 256 slice of C^T (128 FP32 accumulators per
-// thread). A producer warpgroup issues the TMA copies (A: one 256 x 32 box; B: four 32 x 32 boxes, all
-// 128-byte swizzled) into a 4-stage mbarrier pipeline; the grid is persistent and walks the tiles in
-// grouped order for L2 reuse; C leaves through shared memory and TMA stores. The pipeline is that of
-// hopper.cuh (steps 4 to 7); what differs is the operand path and the transposed epilogue. With
-// clusters of 2 (CLUSTER), the two CTAs hold neighbouring tiles in n and share their A tile: each
-// loads 128 of its 256 rows and multicasts them to both, halving A's traffic from L2.
+// Levels: a CTA computes a 256 (m) x 128 (n) tile of D; each of its two consumer warpgroups owns 64
+// columns n and issues wgmma.m64n256k8 with D = its 64 x 256 slice of D^T (128 FP32 accumulators per
+// thread). A producer warpgroup issues the TMA copies (A: one 256 x 32 box; B: four boxes of 32 x 32,
+// all 128-byte swizzled) into a 4-stage mbarrier pipeline; the grid is persistent and walks the tiles
+// in grouped order for L2 reuse (over every item of a batch); D leaves through shared memory and TMA
+// stores. The pipeline is that of hopper.cuh (steps 4 to 7); what differs is the operand path and the
+// transposed epilogue. With clusters of 2 (CLUSTER), the two CTAs hold neighbouring tiles in n and
+// share their A tile: each loads 128 of its 256 rows and multicasts them to both, halving A's
+// traffic from L2.
 //
 // Register fragments of B^T. Per k8 step a thread holds a[0..3] = B^T(row r, k), with rows r = g and
-// g + 8 (g = lane / 4) of its warp's 16 and k = t, t + 4 (t = lane % 4). Which column n of C a
+// g + 8 (g = lane / 4) of its warp's 16 and k = t, t + 4 (t = lane % 4). Which column n of D a
 // fragment row stands for is free (the epilogue only has to agree), so rows are mapped to n such that
-// every load of a warp is free of bank conflicts in the swizzled B box: the 8 rows g of a warp's half
-// use two 16-byte chunks four apart (n = 4 * (c + 4 * (g / 4)) + g % 4), and the swizzle (chunk XOR
-// k % 8) then spreads the warp's 4 k rows x 2 chunks over 8 distinct chunks, i.e. all 32 banks.
+// every load of a warp is free of bank conflicts in the swizzled B box. N-major B: the 8 rows g of a
+// warp's half use two 16-byte chunks four apart (n = 4 * (c + 4 * (g / 4)) + g % 4), and the swizzle
+// (chunk XOR k % 8) then spreads the warp's 4 k rows x 2 chunks over 8 distinct chunks, i.e. all 32
+// banks. K-major B: rows n are 128-byte lines and the swizzle XORs the chunk with n % 8, so 8
+// consecutive n (n % 8 = g) put the warp's 8 rows x 4 k in 32 distinct banks.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/library/epilogue.cuh"
 #include "kernels/tensor/sm90_ptx.cuh"
 #include "kernels/tensor/sm90_schedule.cuh"
 #include "kernels/tensor/sm90_store_ring.cuh"
@@ -38,16 +44,16 @@
 
 namespace gemmlab::tc::sm90 {
 
-struct Tf32Config {
+struct Tf32Tile {
   static constexpr int BM = 256, BN = 128, BK = 32, STAGES = 4;  // BK: 32 floats = one 128-B row
   static constexpr int kConsumers = 2, kThreads = 3 * 128;
   static constexpr int kAccum = 128;                      // 64 x 256 FP32 per consumer warpgroup
   static constexpr int A_BYTES = BM * BK * 4;             // 32 KB: one TMA box (256 rows x 128 B)
-  static constexpr int B_BOX_COLS = 32;                   // n per B box: 128 B rows
+  static constexpr int B_BOX_COLS = 32;                   // n per B box (N-major: 128 B rows; K-major: 32 rows)
   static constexpr int B_BOX_BYTES = BK * B_BOX_COLS * 4; // 4 KB
   static constexpr int B_BYTES = BK * BN * 4;             // 16 KB: four boxes
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  // Epilogue: per warpgroup and pass, a 64 (m) x 64 (n) piece of C as two 64 x 32 boxes (8 KB
+  // Epilogue: per warpgroup and pass, a 64 (m) x 64 (n) piece of D as two 64 x 32 boxes (8 KB
   // each), through a ring of one pass (sm90_store_ring.cuh).
   static constexpr int EPI_PASSES = BM / 64;
   using Ring = StoreRing<2, 2, EPI_PASSES>;
@@ -57,17 +63,26 @@ struct Tf32Config {
 
 struct Tf32Args {
   int M, N, K;
-  float alpha, beta;
-  float* C;       // row-major M x N
-  int group_m;    // tile rows per raster group
-  int tma_store;  // beta == 0 and C's rows 16-byte aligned: the TMA epilogue is used
-  StreamK sk;     // the stream-K tail (sk.tail_units == 0: whole tiles only)
+  int batch;             // batch items
+  int a_bcast, b_bcast;  // that operand's batch stride is 0: every item reads item 0
+  float* D;              // the direct epilogue's addressing: row-major, ldd between rows, stride_d between items
+  const float* C;        // read when beta != 0 (may be D)
+  long long ldd, ldc, stride_d, stride_c;
+  epi::Params epi;       // alpha, beta, bias, activation
+  int group_m;           // tile rows per raster group
+  int tma_store;         // D's rows and items are 16-byte aligned: the TMA epilogue may be used (beta == 0)
+  StreamK sk;            // the stream-K tail (sk.tail_units == 0: whole tiles only)
 };
 
-// Column n (0..63, inside the warpgroup's 64) of C held by fragment row (warp, half h, g).
+// Column n (0..63, inside the warpgroup's 64) of D held by fragment row (warp, half h, g).
+template <bool B_KMAJOR>
 __device__ __forceinline__ int tf32_fragment_col(int warp, int h, int g) {
-  const int i = 2 * warp + h;  // 8 (warp, half) pairs: two boxes of 32 columns, 4 chunk pairs each
-  return (i / 4) * 32 + 4 * (i % 4 + 4 * (g / 4)) + g % 4;
+  if constexpr (B_KMAJOR) {
+    return 16 * warp + 8 * h + g;
+  } else {
+    const int i = 2 * warp + h;  // 8 (warp, half) pairs: two boxes of 32 columns, 4 chunk pairs each
+    return (i / 4) * 32 + 4 * (i % 4 + 4 * (g / 4)) + g % 4;
+  }
 }
 
 // Byte offset of (row r, float column x) in a box of 128-byte rows written with TMA's 128-B swizzle.
@@ -80,12 +95,13 @@ __device__ __forceinline__ std::uint32_t lds32(const void* p) {
 }
 
 // CLUSTER = 2: the two CTAs of a cluster hold neighbouring tiles in n with the same rows m, so
-// they share the A tile: each loads half of its rows and multicasts them to both.
-template <int CLUSTER>
-__global__ void __launch_bounds__(Tf32Config::kThreads, 1)
+// they share the A tile: each loads half of its rows and multicasts them to both. FUSED: the bias
+// and the activation are applied in the epilogue.
+template <int CLUSTER, bool B_KMAJOR = false, bool FUSED = false>
+__global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
     hopper_tf32_gemm(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                      const __grid_constant__ CUtensorMap tm_c, const Tf32Args args) {
-  using Cfg = Tf32Config;
+  using Cfg = Tf32Tile;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
   const auto [a_tiles, b_tiles, epi, full, empty] = PipelineSmem<Cfg>(smem_raw);
@@ -95,35 +111,48 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
   init_pipeline<CLUSTER>(full, empty, S, Cfg::kConsumers);
 
-  // A unit is CLUSTER tiles side by side in n, one per CTA of a cluster.
+  // A unit is CLUSTER tiles side by side in n, one per CTA of a cluster; the units of batch item i
+  // follow those of item i - 1.
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
-  const int units = tiles_m * units_n, k_tiles = (args.K + BK - 1) / BK;
+  const int per_item = tiles_m * units_n, units = per_item * args.batch, k_tiles = (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
   const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k);
+  // Unit u -> tile (tm, tn) of batch item `item`.
+  auto tile_of = [&](int u, int& tm, int& tn, int& item) {
+    item = u / per_item;
+    int un;
+    unit_coords(u - item * per_item, tiles_m, units_n, group_m, tm, un);
+    tn = un * CLUSTER + int(rank);
+  };
 
   if (wg == 0) {  // producer warpgroup: one thread issues every copy
     setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       int it = 0;
       sched.for_each<true>([&](int u, int kb, int ke) {
-        int tm, un;
-        unit_coords(u, tiles_m, units_n, group_m, tm, un);
-        const int tn = un * CLUSTER + int(rank);
+        int tm, tn, item;
+        tile_of(u, tm, tn, item);
+        const int a_z = args.a_bcast ? 0 : item, b_z = args.b_bcast ? 0 : item;
         for (int kt = kb; kt < ke; ++kt, ++it) {
           const int s = it % S;
+          const std::uint32_t full_s = dev::smem_addr(&full[s]);
           mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
-          mbar_expect_tx(&full[s], Cfg::STAGE_BYTES);
+          mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
+          const std::uint32_t a = dev::smem_addr(a_tiles + s * Cfg::A_BYTES);
           if constexpr (CLUSTER == 1) {
-            tma_load(a_tiles + s * Cfg::A_BYTES, &tm_a, &full[s], kt * BK, tm * BM);
+            tma_load_3d(a, &tm_a, full_s, kt * BK, tm * BM, a_z);
           } else {  // this CTA's half of the shared A tile's rows, for both
             constexpr int rows = BM / CLUSTER;
-            tma_load_multicast(a_tiles + s * Cfg::A_BYTES + int(rank) * rows * 128, &tm_a, &full[s], kt * BK,
-                               tm * BM + int(rank) * rows, 0x3);
+            tma_load_multicast_3d(a + int(rank) * rows * 128, &tm_a, full_s, kt * BK, tm * BM + int(rank) * rows, a_z, 0x3);
           }
-          unsigned char* b = b_tiles + s * Cfg::B_BYTES;
-          for (int j = 0; j < BN / Cfg::B_BOX_COLS; ++j)
-            tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, &full[s], tn * BN + j * Cfg::B_BOX_COLS, kt * BK);
+          const std::uint32_t b = dev::smem_addr(b_tiles + s * Cfg::B_BYTES);
+          // Box j: 32 columns of B, as 32 k-rows of 32 n (N-major) or 32 n-rows of 32 k (K-major).
+          for (int j = 0; j < BN / Cfg::B_BOX_COLS; ++j) {
+            const int n = tn * BN + j * Cfg::B_BOX_COLS;
+            if constexpr (B_KMAJOR) tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, kt * BK, n, b_z);
+            else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, n, kt * BK, b_z);
+          }
         }
       });
     }
@@ -138,27 +167,36 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32, g = lane / 4, t = lane % 4;
   const bool leader = ctid == 0;
 
-  // Where this thread's fragment values sit in a B stage: for half h, box (2ci + i/4) and the byte
-  // offset of (k = t, column) before the swizzle; k rows are 128 B apart.
+  // Where this thread's fragment values sit in a B stage: for half h, box (2ci + col/32) and the
+  // fragment row's column inside it.
   int frag_box[2], frag_col[2];
   for (int h = 0; h < 2; ++h) {
-    const int col = tf32_fragment_col(warp, h, g);
+    const int col = tf32_fragment_col<B_KMAJOR>(warp, h, g);
     frag_box[h] = 2 * ci + col / 32;
     frag_col[h] = col % 32;
   }
-  // a[kk][q] holds half h = q % 2 at k = 8kk + t + 4 (q / 2). The swizzle depends on k % 8 only, so
-  // the four offsets of kk = 0 serve every kk, 8 rows (1 KB) further on each time.
+  // a[kk][q] holds half h = q % 2 at k = 8kk + t + 4 (q / 2).
+  //   N-major: the swizzle depends on the k row % 8 only, so the four offsets of kk = 0 serve every
+  //   kk, 8 rows (1 KB) further on each time.
+  //   K-major: rows are columns n, k runs along them in 16-byte chunks (4 floats), and the swizzle
+  //   XORs the chunk index (2kk + q/2) with n % 8 = g. The byte offset of chunk g, lane t, in the row
+  //   has bits 4-6 equal to g, so XORing the offset with (2kk + q/2) << 4 gives the swizzled chunk:
+  //   one XOR per load.
   std::uint32_t frag_off[4];
   for (int q = 0; q < 4; ++q)
-    frag_off[q] = frag_box[q % 2] * Cfg::B_BOX_BYTES + swizzle128_f32(t + 4 * (q / 2), frag_col[q % 2]);
+    frag_off[q] = B_KMAJOR ? std::uint32_t(frag_box[q % 2] * Cfg::B_BOX_BYTES + frag_col[q % 2] * 128 + (g << 4) + 4 * t)
+                           : std::uint32_t(frag_box[q % 2] * Cfg::B_BOX_BYTES + swizzle128_f32(t + 4 * (q / 2), frag_col[q % 2]));
   auto load_fragments = [&](const unsigned char* b, std::uint32_t (&a)[4][4]) {
 #pragma unroll
     for (int kk = 0; kk < BK / 8; ++kk)
 #pragma unroll
-      for (int q = 0; q < 4; ++q) a[kk][q] = lds32(b + frag_off[q] + kk * 8 * 128);
+      for (int q = 0; q < 4; ++q) {
+        if constexpr (B_KMAJOR) a[kk][q] = lds32(b + (frag_off[q] ^ std::uint32_t((2 * kk + q / 2) << 4)));
+        else a[kk][q] = lds32(b + frag_off[q] + kk * 8 * 128);
+      }
   };
 
-  // Where C(m = 8j + 2t + e, n of half h) goes in a pass's two boxes, for j % 8 = 0. Addresses kept
+  // Where D(m = 8j + 2t + e, n of half h) goes in a pass's two boxes, for j % 8 = 0. Addresses kept
   // as these four offsets plus compile-time constants (here and for the fragments above) took the
   // kernel from 74 to 49 million instructions at 4096^3, and from 95% to 99% of cuBLAS.
   std::uint32_t epi_off[2][2];
@@ -171,9 +209,8 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   sched.for_each<true>([&](int u, int kb, int ke) {
-    int tm, un;
-    unit_coords(u, tiles_m, units_n, group_m, tm, un);
-    const int tn = un * CLUSTER + int(rank);
+    int tm, tn, item;
+    tile_of(u, tm, tn, item);
     // Per k-tile: issue the 4 wgmmas of this k-tile from one register set, then, while they run,
     // load the next k-tile's fragments into the other set. wgmma_wait<1> returns when the batch
     // before is done, so the set it read is free and its stage can be released. (ptxas would
@@ -212,9 +249,18 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
     if (!settle_item<CLUSTER>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     if (tn >= tiles_n) return;  // the cluster's spare CTA (odd number of tile columns)
 
-    // ---- epilogue: d[4j + 2h + e] = C(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
+    // ---- epilogue: d[4j + 2h + e] = D(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------
+    // alpha and beta are read here, per tile, rather than kept in registers through the main loop.
+    const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
-    if (args.tma_store) {
+    // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias and
+    // the activation.
+    auto value = [&](int i, int m, int n) {
+      float v = scal.alpha * d[i];
+      if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
+      return v;
+    };
+    if (args.tma_store && scal.beta == 0.0f) {
 #pragma unroll
       for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
         unsigned char* cs = ring.begin_pass(pass);
@@ -226,21 +272,30 @@ __global__ void __launch_bounds__(Tf32Config::kThreads, 1)
           for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
-              st_shared(cs_addr + epi_off[h][e] + jj * 8 * 128, args.alpha * d[4 * (pass * 8 + jj) + 2 * h + e]);
+              const int i = 4 * (pass * 8 + jj) + 2 * h + e;
+              const int m = row0 + pass * 64 + 8 * jj + 2 * t + e, n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
+              st_shared(cs_addr + epi_off[h][e] + jj * 8 * 128, value(i, m, n));
             }
-        ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store(&tm_c, box, col0 + 32 * b, row0 + pass * 64); });
+        ring.end_pass(cs, [&](unsigned char* box, int b) {
+          tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
+        });
       }
     } else {
+      float* D = args.D + std::size_t(item) * args.stride_d;
+      const float* C = args.C + std::size_t(item) * args.stride_c;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int n = col0 + tf32_fragment_col(warp, h, g);
+        const int n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
         if (n >= args.N) continue;
 #pragma unroll
         for (int j = 0; j < Cfg::kAccum / 4; ++j)
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int m = row0 + 8 * j + 2 * t + e;
-            if (m < args.M) store_output(args.C + std::size_t(m) * args.N + n, d[4 * j + 2 * h + e], args.alpha, args.beta);
+            if (m >= args.M) continue;
+            const float bias = FUSED ? epi::bias_at<float>(args.epi, item, m, n) : 0.0f;
+            D[std::size_t(m) * args.ldd + n] =
+                epi::finish<float>(args.epi, scal, d[4 * j + 2 * h + e], C + std::size_t(m) * args.ldc + n, bias);
           }
       }
     }

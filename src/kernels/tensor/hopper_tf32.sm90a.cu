@@ -1,4 +1,5 @@
 // Tensor-core ladder, step 8: TF32 on wgmma (sm_90a only; the device code is in hopper_tf32.cuh).
+// The step is the library's TF32 kernel, run through its launcher with the step's parameters.
 //
 // TMA needs every row to start on 16 bytes: K and N multiples of 4 floats and 16-byte aligned
 // pointers. Other shapes run the mma.sync TF32 kernel (step 2), the correct path.
@@ -7,74 +8,45 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "api/context_impl.hpp"
 #include "core/error.hpp"
+#include "gemmlab/context.hpp"
+#include "kernels/library/tf32.hpp"
 #include "kernels/common.hpp"
 #include "kernels/registry.hpp"
-#include "kernels/tensor/hopper_tf32.cuh"
 #include "kernels/tensor/mma_sync.hpp"
-#include "kernels/tensor/sm90_launch.hpp"
 #include "kernels/tensor/stream_k.hpp"
-#include "kernels/tensor/tma.hpp"
 
 namespace gemmlab {
 
 namespace {
 
-using Cfg = tc::sm90::Tf32Config;
+std::int64_t tile_count(const Shape& s) { return ceil_div(s.m, 256) * ceil_div(s.n, 128); }
 
-bool tma_path(const GemmArgs& g) {
-  return g.shape.k % 4 == 0 && g.shape.n % 4 == 0 && aligned16(g.a) && aligned16(g.b) && aligned16(g.c);
+// A packed row-major FP32 call of the lab as the library's problem, TF32 allowed.
+detail::Problem library_problem(const GemmArgs& g) {
+  detail::Problem p;
+  p.ab = p.cd = DataType::f32;
+  p.tf32 = true;
+  p.m = g.shape.m, p.n = g.shape.n, p.k = g.shape.k;
+  p.a = {g.a, g.shape.k, 0, true};
+  p.b = {g.b, g.shape.n, 0, false};
+  p.c = g.c, p.ldc = g.shape.n;
+  p.d = g.c, p.ldd = g.shape.n;
+  p.alpha = g.alpha, p.beta = g.beta;
+  return p;
 }
 
-std::int64_t tile_count(const Shape& s) { return ceil_div(s.m, Cfg::BM) * ceil_div(s.n, Cfg::BN); }
-
-// The schedule's units: `cluster` tiles side by side in n.
-std::int64_t unit_count(const Shape& s, int cluster) {
-  return ceil_div(s.m, Cfg::BM) * ceil_div(ceil_div(s.n, Cfg::BN), cluster);
+// The library's configuration for the step's parameters (cluster 0: the library model's choice).
+detail::Tf32Config config(const Shape& s, const Params& p) {
+  detail::Tf32Config c;
+  c.cluster = p.at("cluster") != 0 ? p.at("cluster") : tile_count(s) > current_sm_count() ? 2 : 1;
+  c.group_m = p.at("group");
+  c.stream_k = p.at("stream_k");
+  return c;
 }
 
-template <int CLUSTER>
-const void* kernel_ptr() {
-  return reinterpret_cast<const void*>(&tc::sm90::hopper_tf32_gemm<CLUSTER>);
-}
-
-// How many clusters fit at once (tc::resident_clusters). The first call also opts the kernel into
-// its shared memory, which every launch needs: launches size their grid with this.
-template <int CLUSTER>
-int resident_clusters(int sms) {
-  static const int n = [sms] {
-    GEMMLAB_CUDA(cudaFuncSetAttribute(kernel_ptr<CLUSTER>(), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(Cfg::kSmemBytes)));
-    return tc::resident_clusters(kernel_ptr<CLUSTER>(), Cfg::kThreads, Cfg::kSmemBytes, CLUSTER, sms);
-  }();
-  return n;
-}
-
-// Persistent: one CTA per SM (the shared memory allows one), never more clusters than units.
-unsigned grid_size(const Shape& s, int cluster, int sms) {
-  const int resident = cluster == 2 ? resident_clusters<2>(sms) : resident_clusters<1>(sms);
-  return unsigned(std::min<std::int64_t>(unit_count(s, cluster), resident) * cluster);
-}
-
-// The cluster size: the parameter, or by default 2 where there is more than one wave of tiles (the
-// shared A tile halves A's L2 traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128
-// tiles, one wave, 2.5 points slower with clusters).
-int cluster_size(const Shape& s, const Params& p, int sms) {
-  if (const int c = p.at("cluster"); c != 0) return c;
-  return tile_count(s) > sms ? 2 : 1;
-}
-
-// The stream-K tail (see stream_k.hpp) and its workspace: a slot of partial sums per CTA.
-tc::TailPlan tail_plan(const Shape& s, const Params& p, int sms) {
-  const int c = cluster_size(s, p, sms);
-  return tc::plan_stream_k_tail(unit_count(s, c), grid_size(s, c, sms) / c, ceil_div(s.k, Cfg::BK),
-                                TailMode(p.at("stream_k")));
-}
-std::size_t stream_k_bytes(const Shape& s, const Params& p, int sms) {
-  return tc::stream_k_workspace(tail_plan(s, p, sms).units, grid_size(s, cluster_size(s, p, sms), sms), Cfg::BM,
-                                Cfg::BN);
-}
-
+// The step is the library's TF32 kernel (kernels/library/tf32.hpp), run with the step's parameters.
 class SwappedTf32 final : public KernelBase {
  public:
   using KernelBase::KernelBase;
@@ -83,63 +55,47 @@ class SwappedTf32 final : public KernelBase {
     if (dev.cc() != 90)
       return fmt::format("needs an sm_90 GPU (Hopper: wgmma and TMA are sm_90a instructions); {} is sm_{}", dev.name,
                          dev.cc());
-    if (auto why = check_block_fits(dev, Cfg::kThreads, Cfg::kSmemBytes)) return why;
     if (s.m > std::numeric_limits<int>::max() || s.n > std::numeric_limits<int>::max() ||
         tile_count(s) > std::numeric_limits<int>::max())
       return std::string("M, N and the tile count must fit in 32-bit integers");
     return std::nullopt;
   }
 
-  TrafficModel traffic(const Shape& s, const Params&) const override { return tiled_traffic(s, Cfg::BM, Cfg::BN); }
+  TrafficModel traffic(const Shape& s, const Params&) const override { return tiled_traffic(s, 256, 128); }
 
-  std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
-    return stream_k_bytes(s, p, current_sm_count());
+  // At most one tile's partial sums per SM.
+  std::size_t workspace_bytes(const Shape&, const Params& p) const override {
+    return p.at("stream_k") == 0 ? 0 : std::size_t(current_sm_count()) * 256 * 128 * sizeof(float);
   }
 
   LaunchPlan plan(const Shape& s, const Params& p) const override {
-    const int c = cluster_size(s, p, current_sm_count());
-    return {c == 2 ? kernel_ptr<2>() : kernel_ptr<1>(), dim3(grid_size(s, c, current_sm_count())), dim3(Cfg::kThreads),
-            Cfg::kSmemBytes};
+    detail::DeviceState state;
+    state.props.sm_count = current_sm_count();
+    state.cc = 90;
+    state.tf32_resident = {state.props.sm_count, state.props.sm_count / 2};
+    GemmArgs g{s, nullptr, nullptr, nullptr, DType::f32};
+    const auto shape = detail::tf32_launch_shape(library_problem(g), config(s, p), state);
+    if (!shape) return {};
+    return {shape->kernel, dim3(unsigned(shape->grid)), dim3(unsigned(shape->threads)), shape->smem_bytes};
   }
 
   void launch(const GemmArgs& g, const Params& p, const ExecContext& ctx) const override {
-    if (!tma_path(g)) {
-      tc::launch_mma_sync(Precision::tf32, g, ctx.stream);
+    const detail::Problem prob = library_problem(g);
+    const detail::Tf32Config c = config(g.shape, p);
+    if (!ctx.library) throw Error(fmt::format("kernel {} runs through the library: the lab gives it a context", info_.id));
+    const detail::DeviceState& dev = ctx.library->impl().device;
+    if (detail::tf32_reject(prob, c, dev, ctx.workspace_bytes)) {
+      tc::launch_mma_sync(Precision::tf32, g, ctx.stream);  // rows TMA cannot address: the correct path
       return;
     }
-    const Shape& s = g.shape;
-    const int sms = ctx.device ? ctx.device->sm_count : current_sm_count();
-    const int cluster = cluster_size(s, p, sms);
-    const bool tma_store = g.beta == 0.0f;  // rows are 16-byte aligned on the TMA path already
-    const tc::TmaMaps maps = maps_[cluster - 1].get({g.a, g.b, g.c, s, s.n, tma_store},
-                                                    [cluster](const tc::TmaKey& k) { return build_maps(k, cluster); });
-    tc::sm90::Tf32Args args{int(s.m), int(s.n), int(s.k), g.alpha, g.beta, static_cast<float*>(g.c),
-                                  p.at("group"), tma_store ? 1 : 0};
-    if (const std::size_t bytes = stream_k_bytes(s, p, sms); bytes > 0) {
-      if (!ctx.workspace || ctx.workspace_bytes < bytes)
-        throw Error(fmt::format("kernel {} needs {} bytes of workspace for its stream-K tail", info_.id, bytes));
-      const tc::TailPlan tail = tail_plan(s, p, sms);
-      args.sk = {static_cast<float*>(ctx.workspace), stream_k_flags(ctx.stream), tail.units, tail.owner_k};
-    }
-    const tc::ClusterLaunch launch(dim3(grid_size(s, cluster, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
-                                   cluster);
-    if (cluster == 2)
-      GEMMLAB_CUDA(cudaLaunchKernelEx(&launch.cfg, &tc::sm90::hopper_tf32_gemm<2>, maps.a, maps.b, maps.c, args));
-    else
-      GEMMLAB_CUDA(cudaLaunchKernelEx(&launch.cfg, &tc::sm90::hopper_tf32_gemm<1>, maps.a, maps.b, maps.c, args));
+    detail::LaunchEnv env;
+    env.stream = ctx.stream;
+    env.scratch.data = static_cast<unsigned char*>(ctx.workspace);
+    env.scratch.bytes = ctx.workspace_bytes;
+    env.scratch.flags = stream_k_flags(ctx.stream);
+    env.device = &dev;
+    detail::launch_tf32(prob, c, env);
   }
-
- private:
-  // With clusters of 2 each CTA loads half of the A tile's rows.
-  static tc::TmaMaps build_maps(const tc::TmaKey& k, int cluster) {
-    const Shape& s = k.shape;
-    tc::TmaMaps m;
-    m.a = tc::make_tensor_map_2d(k.a, DType::f32, s.m, s.k, Cfg::BM / cluster, Cfg::BK, tc::Swizzle::b128);
-    m.b = tc::make_tensor_map_2d(k.b, DType::f32, s.k, s.n, Cfg::BK, Cfg::B_BOX_COLS, tc::Swizzle::b128);
-    m.c = k.tma_store ? tc::make_tensor_map_2d(k.c, DType::f32, s.m, s.n, 64, 32, tc::Swizzle::b128) : m.a;
-    return m;
-  }
-  mutable tc::TmaMapCache maps_[2];  // per cluster size (A's box differs)
 };
 
 }  // namespace

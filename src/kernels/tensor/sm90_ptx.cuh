@@ -76,6 +76,28 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
                                                    std::uint16_t mask) {
   tma_load_multicast(dev::smem_addr(dst), map, dev::smem_addr(bar), x, y, mask);
 }
+// The same for 3-D tensor maps (x, y inside a matrix, z the batch item or group).
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x, int y,
+                                            int z) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(x), "r"(y), "r"(z)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int x,
+                                                      int y, int z, std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%4, "
+      "%5, %6}], [%2], %3;\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "h"(mask), "r"(x), "r"(y), "r"(z)
+      : "memory");
+}
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int x, int y, int z) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(dev::smem_addr(src)), "r"(x), "r"(y), "r"(z)
+               : "memory");
+}
 // One box from shared memory to global memory; part of the bulk-async group closed by the next
 // tma_store_commit().
 __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int x, int y) {

@@ -21,6 +21,16 @@ enum class Swizzle { none, b128 };
 CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
                                int box_cols, Swizzle swizzle);
 
+// A 3-D tensor map over `depth` matrices of `rows` x `cols` (row-major, `ld` elements between rows,
+// `stride` between matrices) of `t` at `base`, copied in boxes of box_rows x box_cols of one
+// matrix. depth = 1 describes a single matrix (stride unused). TMA needs base 16-byte aligned,
+// ld and stride multiples of 16 bytes, and stride >= ld * rows (the matrices do not interleave);
+// tma_layout_ok checks that first. Throws Error if the encoding is rejected.
+CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                               std::int64_t depth, std::int64_t stride, int box_rows, int box_cols, Swizzle swizzle);
+bool tma_layout_ok(const void* base, std::size_t element_bytes, std::int64_t rows, std::int64_t ld, std::int64_t depth,
+                   std::int64_t stride);
+
 // The maps of one GEMM launch, and what they were built for: A is M x K and B is K x b_cols, packed
 // row-major; C is M x N (b_cols is N, or N rounded up when the operands were copied into padded
 // buffers); tma_store says whether C has a map at all.

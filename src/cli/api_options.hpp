@@ -1,0 +1,33 @@
+// Command-line description of a library call (explain, bench): types, layouts, batch or groups,
+// epilogue and determinism, turned into the public gemmlab::Gemm / GroupedGemm.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "gemmlab/gemm.hpp"
+
+namespace gemmlab::cli {
+
+struct ApiOptions {
+  std::string precision = "bf16";  // fp32, tf32, bf16, fp16
+  std::string output = "f32";      // f32 or same
+  std::string layout = "NN";       // op(A) op(B) as BLAS letters for row-major storage: N or T each
+  std::string d_order = "row";     // row or col
+  std::int64_t batch = 1;
+  int groups = 0;                  // > 0: grouped GEMM with m split evenly
+  std::string bias = "none";       // none, row, col
+  std::string activation = "none"; // none, relu, gelu, silu
+  std::string determinism = "reproducible";
+
+  void add_to(CLI::App& app);
+  // Fills everything but the pointers, shape and leading dimensions (packed). Throws Error naming
+  // the option on a bad value.
+  void describe(Gemm& g) const;
+  void describe(GroupedGemm& g) const;
+  std::string summary() const;  // "bf16 -> f32, layout NN, batch 8, bias+gelu"
+};
+
+}  // namespace gemmlab::cli

@@ -1,0 +1,362 @@
+// gemmlab bench: the library's calls next to their baselines, case by case. Each case is a public
+// API call (gemmlab::gemm on the lab's context) and the same call through cuBLAS or cuBLASLt: same
+// types, layouts, batch and epilogue, in the same process, timed alternately run by run (CUDA
+// events, warm-up first, median and spread), both results checked against float64 once.
+//
+// Suites (--suite, several allowed):
+//   layouts   every layout combination of each precision at one shape, and D column-major; the
+//             share of cuBLAS and of the NN figure of the same shape
+//   squares   auto at 4096^3 and 8192^3 in FP32, TF32, BF16, FP16
+//   batched   strided batched BF16: 256 x 128^3 and 1024 x 64^3 (batch x M=N=K)
+//   grouped   grouped BF16 (mixture of experts): 8 uneven groups of 16384 rows, N=4096, K=7168, and 64
+//             groups of 8192 rows, N=2048, K=7168 (L2 flushed: memory-bound; share of the DRAM roof)
+//   epilogue  BF16 4096^3 with a fused bias + GELU against the same call without it, next to cuBLASLt's
+//             GELU_BIAS against its plain call
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/present.hpp"
+#include "core/error.hpp"
+#include "gemmlab/gemmlab.hpp"
+#include "harness/anchors.hpp"
+#include "harness/timing.hpp"
+#include "reference/api_reference.hpp"
+#include "results/record.hpp"
+
+namespace gemmlab::cli {
+
+namespace {
+
+using apiref::Layout;
+using apiref::TestMatrix;
+
+struct BenchOptions {
+  std::vector<std::string> suites{"layouts", "squares", "batched", "grouped", "epilogue"};
+  std::int64_t layout_size = 4096;
+  int iters = 30;
+  std::string json;
+  std::string precisions = "fp32,tf32,bf16,fp16";
+};
+
+struct Types {
+  DataType ab, cd;
+  Compute compute;
+  const char* name;
+};
+Types types_of(const std::string& p, bool same_out) {
+  if (p == "fp32") return {DataType::f32, DataType::f32, Compute::f32, "fp32"};
+  if (p == "tf32") return {DataType::f32, DataType::f32, Compute::tf32, "tf32"};
+  if (p == "bf16") return {DataType::bf16, same_out ? DataType::bf16 : DataType::f32, Compute::f32, "bf16"};
+  if (p == "fp16") return {DataType::f16, same_out ? DataType::f16 : DataType::f32, Compute::f32, "fp16"};
+  throw Error(fmt::format("--precisions: '{}' is not one of fp32, tf32, bf16, fp16", p));
+}
+
+// One measured case: our call and the anchor's, timed alternately.
+struct Row {
+  std::string suite, name, anchor;
+  double ms = 0, p10 = 0, p90 = 0, anchor_ms = 0;
+  double flops = 0, bytes = 0;  // bytes: the fewest DRAM bytes (inputs once, output once)
+  bool passed = false, anchor_passed = false;
+  std::string check;
+  std::string plan;
+  double ratio() const { return ms > 0 ? anchor_ms / ms : 0; }
+};
+
+class Bench {
+ public:
+  Bench(const BenchOptions& o) : o_(o) {
+    std::cout << fmt::format("gemmlab bench on {} ({} SMs, {} MHz max SM clock), library dispatch table: {}\n",
+                             lab_.device().name, lab_.device().sm_count, lab_.device().clock_khz / 1000,
+                             lab_.library().table_source());
+    std::cout << fmt::format("each case: {} timed runs of gemmlab and of its anchor, alternating, after 3 warm-ups; "
+                             "medians; both results checked against float64\n\n",
+                             o.iters);
+  }
+
+  Lab& lab() { return lab_; }
+  const std::vector<Row>& rows() const { return rows_; }
+
+  // A dense or batched call: A, B, D (and a bias) made from layouts, filled, checked, timed.
+  Row gemm_case(const std::string& suite, const std::string& name, Gemm g, bool cold) {
+    const cudaStream_t s = lab_.stream();
+    const std::int64_t batch = g.batch;
+    Layout la = apiref::batched(apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k), batch);
+    Layout lb = apiref::batched(apiref::operand_layout(g.b.type, g.b.order, g.op_b, g.k, g.n), batch);
+    Layout ld = apiref::batched(apiref::operand_layout(g.d.type, g.d.order, Op::none, g.m, g.n), batch);
+    TestMatrix a(la, s), b(lb, s), d(ld, s), d2(ld, s);
+    a.fill_uniform(11, 1, s);
+    b.fill_uniform(11, 2, s);
+    const Matrix ai = a.input(), bi = b.input();
+    g.a = ai, g.b = bi, g.d = d.output();
+    std::unique_ptr<TestMatrix> bias;
+    if (g.epilogue.bias_kind != BiasKind::none) {
+      const std::int64_t len = g.epilogue.bias_kind == BiasKind::per_row ? g.m : g.n;
+      Layout lbias{g.epilogue.bias_type.value_or(g.d.type), Order::row_major, 1, len};
+      bias = std::make_unique<TestMatrix>(lbias, s);
+      bias->fill_uniform(11, 3, s);
+      g.epilogue.bias = bias->data();
+    }
+    const apiref::Reference ref = apiref::reference(g, g.alpha.value, 0.0, s);
+    const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
+    Gemm g2 = g;
+    g2.d = d2.output();
+    const anchor::Anchor anc = anchor::cublas_for(lab_, g2);
+    Row r;
+    r.suite = suite, r.name = name, r.anchor = anc.name;
+    r.flops = 2.0 * double(g.m) * double(g.n) * double(g.k) * double(batch);
+    r.bytes = double(la.span() + lb.span()) * double(size_of(g.a.type)) + double(ld.span()) * double(size_of(g.d.type));
+    const Context& ctx = lab_.library();
+    r.plan = describe_plan(plan(ctx, g));
+    auto ours = [&] { gemm(ctx, g, s); };
+    d.poison(s);
+    ours();
+    const apiref::OutputCheck c1 = apiref::check_output(d, ref, tol, s);
+    d2.poison(s);
+    anc.run();
+    const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
+    r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
+    r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+    time(r, ours, anc.run, cold);
+    return add(r);
+  }
+
+  Row grouped_case(const std::string& suite, const std::string& name, GroupedGemm g, const std::vector<std::int32_t>& ends,
+                   bool cold) {
+    const cudaStream_t s = lab_.stream();
+    Layout la = apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k);
+    Layout lb = apiref::batched(apiref::operand_layout(g.b.type, g.b.order, g.op_b, g.k, g.n), g.groups);
+    Layout ld = apiref::operand_layout(g.d.type, Order::row_major, Op::none, g.m, g.n);
+    TestMatrix a(la, s), b(lb, s), d(ld, s), d2(ld, s);
+    a.fill_uniform(12, 1, s);
+    b.fill_uniform(12, 2, s);
+    DeviceBuffer offsets(ends.size() * sizeof(std::int32_t));
+    GEMMLAB_CUDA(cudaMemcpy(offsets.get(), ends.data(), offsets.bytes(), cudaMemcpyHostToDevice));
+    g.a = a.input(), g.b = b.input(), g.d = d.output();
+    g.offsets = offsets.as<std::int32_t>();
+    const apiref::Reference ref = apiref::reference(g, g.alpha.value, 0.0, s);
+    const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
+    GroupedGemm g2 = g;
+    g2.d = d2.output();
+    const anchor::Anchor anc = anchor::cublas_grouped_for(lab_, g2, ends);
+    Row r;
+    r.suite = suite, r.name = name, r.anchor = anc.name;
+    const std::int64_t rows = ends.empty() ? 0 : ends.back();
+    r.flops = 2.0 * double(rows) * double(g.n) * double(g.k);
+    r.bytes = double(la.span() + lb.span()) * double(size_of(g.a.type)) + double(rows * g.n) * double(size_of(g.d.type));
+    const Context& ctx = lab_.library();
+    r.plan = describe_plan(plan(ctx, g));
+    auto ours = [&] { gemm(ctx, g, s); };
+    d.poison(s);
+    ours();
+    const apiref::OutputCheck c1 = apiref::check_output(d, ref, tol, s);
+    d2.poison(s);
+    anc.run();
+    const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
+    r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
+    r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+    time(r, ours, anc.run, cold);
+    return add(r);
+  }
+
+  // Device-to-device copy bandwidth (bytes read + written per second), the DRAM roof of
+  // memory-bound cases.
+  double copy_bandwidth() {
+    if (copy_gbs_ > 0) return copy_gbs_;
+    const std::size_t bytes = std::size_t(1) << 31;
+    DeviceBuffer src(bytes), dst(bytes);
+    GEMMLAB_CUDA(cudaMemsetAsync(src.get(), 1, bytes, lab_.stream()));
+    TimingPlan plan{3, 20, 5.0, false};
+    const Timing t = time_runs(lab_, plan, [&] {
+      GEMMLAB_CUDA(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, lab_.stream()));
+    });
+    copy_gbs_ = 2.0 * double(bytes) / (t.ms.median * 1e-3) / 1e9;
+    return copy_gbs_;
+  }
+
+ private:
+  static std::string describe_plan(const Plan& p) { return fmt::format("{} {}", p.kernel, p.config); }
+
+  void time(Row& r, const std::function<void()>& ours, const std::function<void()>& anchor, bool cold) {
+    TimingPlan plan{3, o_.iters, 10.0, cold};
+    const std::vector<Timing> t = time_interleaved(lab_, plan, {ours, anchor}, {{}, {}});
+    r.ms = t[0].ms.median, r.p10 = t[0].ms.p10, r.p90 = t[0].ms.p90;
+    r.anchor_ms = t[1].ms.median;
+  }
+
+  Row add(const Row& r) {
+    rows_.push_back(r);
+    std::cerr << fmt::format("  {:<9} {:<44} {:>9.4f} ms  {:>9.4f} ms ({})  {:>6.1f}%  {}\n", r.suite, r.name, r.ms,
+                             r.anchor_ms, r.anchor, 100.0 * r.ratio(), r.check);
+    return r;
+  }
+
+  const BenchOptions& o_;
+  Lab lab_;
+  std::vector<Row> rows_;
+  double copy_gbs_ = 0;
+};
+
+Gemm dense(const Types& t, std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout, bool d_col = false) {
+  Gemm g;
+  g.m = m, g.n = n, g.k = k;
+  g.a.type = g.b.type = t.ab;
+  g.d.type = g.c.type = t.cd;
+  g.compute = t.compute;
+  g.op_a = layout[0] == 'T' ? Op::transpose : Op::none;
+  g.op_b = layout[1] == 'T' ? Op::transpose : Op::none;
+  if (d_col) g.d.order = g.c.order = Order::col_major;
+  return g;
+}
+
+// `groups` uneven sizes summing to `total`: weights 0.33 + 1.67 * frac(i * golden ratio), a fixed
+// sequence (between a third and twice the mean) that scripts/device/torch_anchors.py reproduces
+// exactly for torch._grouped_mm. Returns the cumulative ends (the API's offsets).
+std::vector<std::int32_t> uneven_groups(int groups, std::int64_t total) {
+  std::vector<double> weights(static_cast<std::size_t>(groups));
+  double sum = 0;
+  for (int i = 0; i < groups; ++i) {
+    const double x = double(i + 1) * 0.6180339887498949;
+    sum += (weights[std::size_t(i)] = 0.33 + 1.67 * (x - std::floor(x)));
+  }
+  std::vector<std::int32_t> ends;
+  double run = 0;
+  for (int i = 0; i < groups; ++i) {
+    run += weights[std::size_t(i)];
+    ends.push_back(i + 1 == groups ? std::int32_t(total) : std::int32_t(std::floor(run / sum * double(total) + 0.5)));
+  }
+  return ends;
+}
+
+void print_table(const std::vector<Row>& rows, double copy_gbs) {
+  Table t({"suite", "case", "gemmlab ms", "p10-p90 ms", "anchor", "anchor ms", "share", "TFLOPS", "note", "check"});
+  std::map<std::string, double> nn_ms;  // "<suite>/<precision>" -> the NN time
+  for (const Row& r : rows)
+    if (r.suite == "layouts" && r.name.find(" NN ") != std::string::npos && r.name.find("D col") == std::string::npos)
+      nn_ms[r.name.substr(0, r.name.find(' '))] = r.ms;
+  for (const Row& r : rows) {
+    std::string note;
+    if (r.suite == "layouts") {
+      const auto it = nn_ms.find(r.name.substr(0, r.name.find(' ')));
+      if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
+    } else if (r.suite == "grouped" && copy_gbs > 0) {
+      note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * (r.bytes / (copy_gbs * 1e9) * 1e3) / r.ms,
+                         r.bytes / (copy_gbs * 1e9) * 1e3);
+    }
+    t.add({r.suite, r.name, fmt_ms(r.ms), fmt::format("{}-{}", fmt_ms(r.p10), fmt_ms(r.p90)), r.anchor, fmt_ms(r.anchor_ms),
+           fmt_percent(r.ratio()), fmt::format("{:.1f}", r.flops / (r.ms * 1e-3) / 1e12), note, r.check});
+  }
+  t.print(std::cout);
+}
+
+void bench(const BenchOptions& o) {
+  Bench b(o);
+  std::vector<std::string> precisions;
+  for (std::size_t p = 0, q; p <= o.precisions.size(); p = q + 1) {
+    q = o.precisions.find(',', p);
+    if (q == std::string::npos) q = o.precisions.size();
+    if (q > p) precisions.push_back(o.precisions.substr(p, q - p));
+  }
+  auto wants = [&](const char* s) { return std::find(o.suites.begin(), o.suites.end(), s) != o.suites.end(); };
+  for (const std::string& s : o.suites)
+    if (s != "layouts" && s != "squares" && s != "batched" && s != "grouped" && s != "epilogue")
+      throw Error(fmt::format("--suite: '{}' is not one of layouts, squares, batched, grouped, epilogue", s));
+  const std::int64_t n = o.layout_size;
+  if (wants("layouts")) {
+    for (const std::string& p : precisions) {
+      const Types t = types_of(p, false);
+      for (const char* layout : {"NN", "NT", "TN", "TT"})
+        b.gemm_case("layouts", fmt::format("{} {} {}^3", p, layout, n), dense(t, n, n, n, layout), false);
+      b.gemm_case("layouts", fmt::format("{} NN {}^3 D col", p, n), dense(t, n, n, n, "NN", true), false);
+    }
+  }
+  if (wants("squares")) {
+    for (const std::string& p : precisions)
+      for (std::int64_t s : {4096, 8192}) b.gemm_case("squares", fmt::format("{} {}^3", p, s), dense(types_of(p, false), s, s, s, "NN"), false);
+  }
+  if (wants("batched")) {
+    const Types t = types_of("bf16", true);
+    for (auto [batch, size] : {std::pair<std::int64_t, std::int64_t>{256, 128}, {1024, 64}}) {
+      Gemm g = dense(t, size, size, size, "NN");
+      g.batch = batch;
+      b.gemm_case("batched", fmt::format("bf16 {} x {}^3", batch, size), g, false);
+    }
+  }
+  if (wants("grouped")) {
+    const Types t = types_of("bf16", true);
+    struct G {
+      int groups;
+      std::int64_t total, n, k;
+      bool cold;
+    };
+    for (const G& c : {G{8, 16384, 4096, 7168, false}, G{64, 8192, 2048, 7168, true}}) {
+      GroupedGemm g;
+      g.groups = c.groups;
+      g.m = c.total, g.n = c.n, g.k = c.k;
+      g.a.type = g.b.type = t.ab;
+      g.d.type = g.c.type = t.cd;
+      // Expert weights stored N x K (K contiguous), as torch._grouped_mm's fast path wants them.
+      g.op_b = Op::transpose;
+      b.grouped_case("grouped", fmt::format("bf16 {} groups, {} rows, N={} K={}{}", c.groups, c.total, c.n, c.k,
+                                            c.cold ? " (L2 flushed)" : ""),
+                     g, uneven_groups(c.groups, c.total), c.cold);
+    }
+  }
+  if (wants("epilogue")) {
+    const Types t = types_of("bf16", true);
+    b.gemm_case("epilogue", fmt::format("bf16 {}^3 plain", 4096), dense(t, 4096, 4096, 4096, "NN"), false);
+    Gemm g = dense(t, 4096, 4096, 4096, "NN");
+    g.epilogue.bias_kind = BiasKind::per_column;
+    g.epilogue.activation = Activation::gelu_tanh;
+    b.gemm_case("epilogue", fmt::format("bf16 {}^3 bias+gelu", 4096), g, false);
+  }
+  const double copy_gbs = wants("grouped") ? b.copy_bandwidth() : 0;
+  std::cout << '\n';
+  print_table(b.rows(), copy_gbs);
+  if (copy_gbs > 0) std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write)\n", copy_gbs);
+  // The epilogue's cost: fused against plain, for gemmlab and for the anchor.
+  const auto& rows = b.rows();
+  const auto plain = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.name.find("plain") != std::string::npos; });
+  const auto fused = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.name.find("bias+gelu") != std::string::npos; });
+  if (plain != rows.end() && fused != rows.end())
+    std::cout << fmt::format("fused bias+GELU costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in "
+                             "{} ({:.4f} against {:.4f} ms)\n",
+                             100.0 * (fused->ms / plain->ms - 1), fused->ms, plain->ms,
+                             100.0 * (fused->anchor_ms / plain->anchor_ms - 1), fused->anchor, fused->anchor_ms,
+                             plain->anchor_ms);
+  if (!o.json.empty()) {
+    std::vector<nlohmann::json> records;
+    for (const Row& r : rows)
+      records.push_back({{"suite", r.suite}, {"case", r.name}, {"plan", r.plan}, {"median_ms", r.ms}, {"p10_ms", r.p10},
+                         {"p90_ms", r.p90}, {"anchor", r.anchor}, {"anchor_median_ms", r.anchor_ms},
+                         {"ratio_to_anchor", r.ratio()}, {"flops", r.flops}, {"min_bytes", r.bytes},
+                         {"passed", r.passed}, {"anchor_passed", r.anchor_passed}, {"timing_order", "interleaved"}});
+    nlohmann::json ctx = run_context(b.lab().device(), command_line());
+    if (copy_gbs > 0) ctx["copy_bandwidth_gbs"] = copy_gbs;
+    write_json_file(o.json, ctx, records);
+  }
+  for (const Row& r : rows)
+    if (!r.passed) throw Error(fmt::format("{} {}: the result failed its check ({})", r.suite, r.name, r.check));
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  static BenchOptions o;
+  auto* cmd = app.add_subcommand("bench", "the library's calls next to cuBLAS / cuBLASLt, case by case (layouts, "
+                                          "squares, batched, grouped, epilogue)");
+  cmd->add_option("--suite", o.suites, "suites to run (repeatable): layouts, squares, batched, grouped, epilogue")
+      ->capture_default_str();
+  cmd->add_option("--layout-size", o.layout_size, "M = N = K of the layouts suite")->capture_default_str();
+  cmd->add_option("--precisions", o.precisions, "precisions of the layouts and squares suites")->capture_default_str();
+  cmd->add_option("--iters", o.iters, "timed runs of each side")->check(CLI::Range(3, 100000))->capture_default_str();
+  cmd->add_option("--json", o.json, "write every case as JSON");
+  cmd->callback([] { bench(o); });
+}
+
+}  // namespace gemmlab::cli

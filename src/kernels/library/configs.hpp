@@ -1,0 +1,28 @@
+// The named configurations of the library's kernel families: what dispatch chooses and a kernel
+// runs. One struct per family; the fields are the family's tunable parameters.
+#pragma once
+
+namespace gemmlab::detail {
+
+// The Hopper 16-bit kernel (kernels/tensor/hopper.cuh).
+struct Sm90Config {
+  int tile_m = 128, tile_n = 256;  // 128x256 or 128x128
+  int cluster = 1;                 // 2: pairs of 128x256 tiles sharing their B tile by TMA multicast
+  int group_m = 8;                 // tile rows per raster group of the persistent schedule
+  int stream_k = 0;                // TailMode: 0 whole tiles only, 1 when the model gains, 2 always
+};
+
+// The CUDA-core FP32 kernel (kernels/fp32/pipelined.cuh).
+struct SimtConfig {
+  int tile_m = 128, tile_n = 128, thread_m = 8, stages = 3;
+  int group_m = 8, splits = 1, stream_k = 0;
+};
+
+// The Hopper TF32 kernel (kernels/tensor/hopper_tf32.cuh).
+struct Tf32Config {
+  int cluster = 1;
+  int group_m = 8;
+  int stream_k = 0;
+};
+
+}  // namespace gemmlab::detail

@@ -1,0 +1,424 @@
+// The library's CUDA-core FP32 kernel, host side (simt.hpp): which instantiation serves a problem,
+// the checks, the workspace, the launch, the model. The instantiations are in simt_ladder.cu,
+// simt_plain.cu and simt_fused.cu (simt_table.hpp); the split-K reduction kernels are here.
+#include "kernels/library/simt.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/library/epilogue.cuh"
+#include "kernels/library/simt_table.hpp"
+
+namespace gemmlab::detail {
+
+epi::Params epilogue_params(const Problem& p);
+
+namespace {
+
+using fp32::kDirect16;
+using fp32::kDirect4;
+using fp32::kEpiFused;
+using fp32::kEpiPacked;
+using fp32::kEpiPlain;
+using fp32::kTransposed;
+
+constexpr int kBK = 16;
+// The grid limits every GPU with cp.async (sm_80+) has.
+constexpr std::int64_t kMaxGridX = INT_MAX, kMaxGridYZ = 65535;
+static_assert(kStreamKFlags <= kFlagCount, "the tail's arrival counters fit the scratch flags");
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// The model's configurations, in the index order of DeviceState::simt_resident, with their
+// throughput relative to the best when the GPU is full, measured by `gemmlab tune` on an H100 at
+// 4096^3 (docs/kernels/fp32-ladder.md, step 9: 128x256 with 16x8 thread tiles 46.6 TFLOPS, 128x128
+// (16x8) 44.0, 64x128 (8x8) 44.3; 64x64 has no recorded measurement).
+struct ModelTile {
+  int tile_m, tile_n, thread_m, stages;
+  double efficiency;
+};
+constexpr ModelTile kModel[] = {
+    {128, 256, 16, 3, 1.00},
+    {128, 128, 16, 3, 0.94},
+    {64, 128, 8, 2, 0.95},
+    {64, 64, 8, 2, 0.80},
+};
+constexpr int kModelCount = 4;
+constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
+
+int model_index(const SimtConfig& c) {
+  for (int i = 0; i < kModelCount; ++i)
+    if (kModel[i].tile_m == c.tile_m && kModel[i].tile_n == c.tile_n && kModel[i].thread_m == c.thread_m &&
+        kModel[i].stages == c.stages)
+      return i;
+  return -1;
+}
+
+// How the problem's operands are copied and its epilogue computed (pipelined.cuh).
+struct Variant {
+  int a_copy, b_copy, epi;
+};
+
+// Packed row-major NN, one item, C = D (or not read), alpha and beta values, no bias or activation:
+// the ladder's kernel of old serves it as measured.
+bool packed(const Problem& p) {
+  const bool c_is_d = !p.reads_c() || (p.c == p.d && p.ldc == p.ldd);
+  return p.a.k_major && !p.b.k_major && p.batch == 1 && p.a.ld == p.k && p.b.ld == p.n && p.ldd == p.n && c_is_d &&
+         !p.alpha_ptr && !p.beta_ptr && !p.has_epilogue();
+}
+
+// 16-byte copies of an MN-major operand: its pointer, leading dimension and batch stride 16-byte
+// multiples. (The A path copies a piece that straddles M in part; B's needs whole pieces: n % 4.)
+bool vec_ok(const Operand& o, std::int64_t batch) {
+  return aligned16(o.ptr) && o.ld % 4 == 0 && (batch == 1 || o.stride % 4 == 0);
+}
+
+Variant variant_of(const Problem& p) {
+  Variant v;
+  v.a_copy = p.a.k_major ? kTransposed : vec_ok(p.a, p.batch) ? kDirect16 : kDirect4;
+  v.b_copy = p.b.k_major ? kTransposed : vec_ok(p.b, p.batch) && p.n % 4 == 0 ? kDirect16 : kDirect4;
+  v.epi = p.has_epilogue() ? kEpiFused : packed(p) ? kEpiPacked : kEpiPlain;
+  return v;
+}
+
+const SimtEntry* find_in(const std::vector<SimtEntry>& t, const SimtConfig& c, const Variant& v, bool want_tail) {
+  for (const SimtEntry& e : t)
+    if (e.tile_m == c.tile_m && e.tile_n == c.tile_n && e.thread_m == c.thread_m && e.stages == c.stages &&
+        e.a_copy == v.a_copy && e.b_copy == v.b_copy && e.epi == v.epi && (!want_tail || e.tail))
+      return &e;
+  return nullptr;
+}
+
+const SimtEntry* find_entry(const Problem& p, const SimtConfig& c) {
+  const Variant v = variant_of(p);
+  switch (v.epi) {
+    case kEpiPacked: {
+      // The ladder's table; a packed problem whose configuration the ladder lacks runs the general
+      // epilogue's instantiation (the model's four are all in the ladder's grid).
+      if (const SimtEntry* e = find_in(simt_entries_ladder(), c, v, false)) return e;
+      return find_in(simt_entries_plain(), c, Variant{v.a_copy, v.b_copy, kEpiPlain}, false);
+    }
+    case kEpiPlain: return find_in(simt_entries_plain(), c, v, false);
+    default: return find_in(simt_entries_fused(), c, v, false);
+  }
+}
+
+// Resident blocks of configuration c on the whole GPU, for the stream-K tail's schedule.
+std::int64_t resident_blocks(const SimtConfig& c, const DeviceState& s, const SimtEntry& e) {
+  const int i = model_index(c);
+  const int per_sm = i >= 0 && std::size_t(i) < s.simt_resident.size() && s.simt_resident[std::size_t(i)] > 0
+                         ? s.simt_resident[std::size_t(i)]
+                         : e.planned_blocks;
+  return std::int64_t(per_sm) * std::max(1, s.props.sm_count);
+}
+
+std::int64_t tile_count(const Problem& p, const SimtConfig& c) { return cdiv(p.m, c.tile_m) * cdiv(p.n, c.tile_n); }
+
+// The tail of a launch: only without split-K, for a single item (the whole-tile grid's batch
+// dimension has no room for one), and not for batch-invariant problems (its pieces follow the tile
+// count, so a row's sums would depend on m).
+fp32::StreamKTail plan_tail(const Problem& p, const SimtConfig& c, const DeviceState& s, const SimtEntry& e) {
+  if (c.splits > 1 || c.stream_k == 0 || !e.tail || p.batch > 1 || p.determinism == Determinism::batch_invariant)
+    return {};
+  return fp32::plan_stream_k_tail(tile_count(p, c), int(std::min<std::int64_t>(INT_MAX, resident_blocks(c, s, e))),
+                                  cdiv(p.k, kBK), TailMode(c.stream_k));
+}
+
+std::size_t tail_bytes(const fp32::StreamKTail& t, const SimtConfig& c) {
+  return t.tiles > 0 ? std::size_t(t.slots()) * std::size_t(c.tile_m) * std::size_t(c.tile_n) * sizeof(float) : 0;
+}
+
+std::size_t split_bytes(const Problem& p, const SimtConfig& c) {
+  return c.splits > 1 ? std::size_t(c.splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+}
+
+// The largest element offset a copy of this operand computes, discarded copies included: every
+// batch item, lines up to a tile (<= 256) past the matrix, elements up to a k-tile or a tile past.
+// `outer` is the extent of the strided index, `inner` of the contiguous one.
+std::int64_t max_offset(const Operand& o, std::int64_t outer, std::int64_t inner, std::int64_t batch) {
+  if (o.ld > INT_MAX || o.stride > INT_MAX) return std::numeric_limits<std::int64_t>::max();
+  return (batch - 1) * o.stride + (outer + 256) * o.ld + inner + 256;
+}
+
+std::string configs_compiled(const Variant& v) {
+  if (v.epi == kEpiPacked)
+    return "8x8 thread tiles: 64/128 x 64/128, 256x128, 128x256; 16x8: 128x128, 128x256, 256x128; 2-4 stages";
+  return "128x256 and 128x128 with 16x8 thread tiles and 3 stages, 64x128 and 64x64 with 8x8 and 2 stages";
+}
+
+// Split-K's second pass (pipelined.cuh): the kernels, and the grid of one.
+template <int EPI>
+void launch_reduce(const fp32::ReduceArgs& r, std::int64_t batch, int sms, cudaStream_t stream) {
+  constexpr int threads = 256;
+  const std::int64_t total = std::int64_t(r.M) * r.N;
+  const unsigned blocks = unsigned(std::min<std::int64_t>(cdiv(total, threads), std::int64_t(sms) * 16));
+  fp32::splitk_reduce<EPI><<<dim3(blocks, unsigned(batch)), threads, 0, stream>>>(r);
+  GEMMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void prepare_simt(DeviceState& state) {
+  state.simt_resident.assign(kModelCount, 0);
+  if (state.cc != 0 && state.cc < 80) return;  // cp.async: simt_reject refuses every problem
+  const std::size_t optin = state.props.smem_per_block_optin;
+  for (const std::vector<SimtEntry>* table : {&simt_entries_ladder(), &simt_entries_plain(), &simt_entries_fused()})
+    for (const SimtEntry& e : *table) {
+      if (optin != 0 && e.smem_bytes > optin) continue;  // refused by simt_reject on this GPU
+      const int blocks = e.prepare();
+      SimtConfig c;
+      c.tile_m = e.tile_m, c.tile_n = e.tile_n, c.thread_m = e.thread_m, c.stages = e.stages;
+      const int i = model_index(c);
+      if (i < 0) continue;
+      int& r = state.simt_resident[std::size_t(i)];
+      r = r == 0 ? blocks : std::min(r, blocks);  // the fewest over the configuration's instantiations
+    }
+}
+
+void assume_simt_occupancy(DeviceState& state) {
+  state.simt_resident.assign(kModelCount, 0);
+  for (const SimtEntry& e : simt_entries_fused()) {
+    SimtConfig c;
+    c.tile_m = e.tile_m, c.tile_n = e.tile_n, c.thread_m = e.thread_m, c.stages = e.stages;
+    const int i = model_index(c);
+    if (i >= 0) state.simt_resident[std::size_t(i)] = e.planned_blocks;
+  }
+}
+
+namespace {
+
+// simt_reject with the problem's instantiation looked up (null: none), so that a launch looks once.
+std::optional<std::string> reject_with(const Problem& p, const SimtConfig& c, const DeviceState& state, const SimtEntry* e) {
+  if (p.ab != DataType::f32 || p.cd != DataType::f32)
+    return std::string("computes f32 operands into an f32 result");
+  if (p.grouped()) return std::string("grouped problems go to the generic kernel");
+  if (state.cc != 0 && state.cc < 80) return fmt::format("needs cp.async (sm_80 or newer); this GPU is sm_{}", state.cc);
+  if (c.splits < 1 || c.splits > kMaxGridYZ) return fmt::format("{} splits: 1 to {}", c.splits, kMaxGridYZ);
+  if (c.stream_k < 0 || c.stream_k > 2) return fmt::format("stream_k = {}: 0, 1 or 2", c.stream_k);
+  if (c.group_m < 0) return fmt::format("group_m = {} is negative", c.group_m);
+  if (!e) {
+    const Variant v = variant_of(p);
+    return fmt::format("{}x{} with {}x8 thread tiles and {} stages is not compiled for layout {} with the {} epilogue "
+                       "(compiled: {})",
+                       c.tile_m, c.tile_n, c.thread_m, c.stages, p.layout_name(),
+                       v.epi == kEpiFused ? "fused" : v.epi == kEpiPacked ? "packed" : "general", configs_compiled(v));
+  }
+  if (state.props.smem_per_block_optin != 0 && e->smem_bytes > state.props.smem_per_block_optin)
+    return fmt::format("needs {} bytes of shared memory per block; this GPU allows {}", e->smem_bytes,
+                       state.props.smem_per_block_optin);
+  if (p.m > INT_MAX - 256 || p.n > INT_MAX - 256) return std::string("m and n must stay 256 below 2^31");
+  const std::int64_t a_max = p.a.k_major ? max_offset(p.a, p.m, p.k, p.batch) : max_offset(p.a, p.k, p.m, p.batch);
+  const std::int64_t b_max = p.b.k_major ? max_offset(p.b, p.n, p.k, p.batch) : max_offset(p.b, p.k, p.n, p.batch);
+  if (a_max > INT_MAX || b_max > INT_MAX)
+    return fmt::format("{}'s copies would address up to element {}, batch items included: the copy offsets are 32-bit "
+                       "(the generic kernel serves it)",
+                       a_max > INT_MAX ? "A" : "B", a_max > INT_MAX ? a_max : b_max);
+  if (tile_count(p, c) > kMaxGridX) return fmt::format("{} tiles exceed the grid limit", tile_count(p, c));
+  if (p.batch > kMaxGridYZ) return fmt::format("a batch of {} exceeds the grid limit of {}", p.batch, kMaxGridYZ);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+  return reject_with(p, c, state, find_entry(p, c));
+}
+
+std::size_t simt_workspace_bytes(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+  if (c.splits > 1) return split_bytes(p, c);
+  const SimtEntry* e = find_entry(p, c);
+  return e ? tail_bytes(plan_tail(p, c, state, *e), c) : 0;
+}
+
+fp32::StreamKTail simt_tail(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+  const SimtEntry* e = find_entry(p, c);
+  return e ? plan_tail(p, c, state, *e) : fp32::StreamKTail{};
+}
+
+std::optional<SimtLaunchShape> simt_launch_shape(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+  const SimtEntry* e = find_entry(p, c);
+  if (!e) return std::nullopt;
+  const fp32::StreamKTail tail = plan_tail(p, c, state, *e);
+  const std::int64_t whole = tile_count(p, c) - tail.tiles;
+  SimtLaunchShape s;
+  s.threads = e->threads;
+  s.smem_bytes = e->smem_bytes;
+  if (tail.tiles > whole) {
+    s.kernel = e->tail_kernel;
+    s.grid_x = unsigned(tail.blocks);
+  } else {
+    s.kernel = e->kernel;
+    s.grid_x = unsigned(whole), s.grid_y = unsigned(p.batch), s.grid_z = unsigned(std::max(1, c.splits));
+  }
+  return s;
+}
+
+void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env) { launch_simt(p, c, env, true); }
+
+void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail) {
+  const DeviceState& state = *env.device;
+  const SimtEntry* entry = find_entry(p, c);
+  if (const std::optional<std::string> why = reject_with(p, c, state, entry))
+    throw Error(fmt::format("simt kernel: {}", *why));
+  const SimtEntry& e = *entry;
+  const Variant v = variant_of(p);
+  const int splits = std::max(1, c.splits);
+  const int K = int(p.k);
+  // Each split takes a whole number of BK-deep tiles.
+  const int k_tiles = int(cdiv(K, kBK));
+  const int k_per_split = int(cdiv(k_tiles, splits)) * kBK;
+  if (split_bytes(p, c) > env.scratch.bytes)
+    throw Error(fmt::format("simt kernel: split-K needs {} bytes of workspace, the call has {}", split_bytes(p, c),
+                            env.scratch.bytes));
+  fp32::StreamKTail tail = plan_tail(p, c, state, e);
+  if (tail_bytes(tail, c) > env.scratch.bytes) tail = {};  // whole tiles only
+
+  const bool reads_c = p.reads_c() && p.c != nullptr;
+  const float* C = reads_c ? static_cast<const float*>(p.c) : static_cast<const float*>(p.d);
+  const std::int64_t ldc = reads_c ? p.ldc : p.ldd, stride_c = reads_c ? p.stride_c : p.stride_d;
+
+  fp32::PipelinedArgs a{};
+  a.M = int(p.m), a.N = int(p.n), a.K = K;
+  if (v.epi == kEpiPacked) {
+    // The ladder kernel's argument layout: alpha and beta in place of the leading dimensions.
+    a.lda = std::bit_cast<int>(p.alpha), a.ldb = std::bit_cast<int>(p.beta);
+  } else {
+    a.lda = int(p.a.ld), a.ldb = int(p.b.ld);
+  }
+  a.A = static_cast<const float*>(p.a.ptr);
+  a.B = static_cast<const float*>(p.b.ptr);
+  a.D = static_cast<float*>(p.d);
+  a.stride_a = p.batch > 1 ? int(p.a.stride) : 0;
+  a.stride_b = p.batch > 1 ? int(p.b.stride) : 0;
+  a.k_per_split = k_per_split;
+  a.partial = splits > 1 ? reinterpret_cast<float*>(env.scratch.data) : nullptr;
+  a.group_m = c.group_m;
+  const bool d_vec = aligned16(p.d) && p.ldd % 4 == 0 && (p.batch == 1 || p.stride_d % 4 == 0);
+  const bool c_vec = !reads_c || (aligned16(C) && ldc % 4 == 0 && (p.batch == 1 || stride_c % 4 == 0));
+  // Split-K's whole-tile kernel writes only the workspace (256-byte aligned, rows of n floats).
+  a.c_vec = p.n % 4 == 0 && (splits > 1 ? aligned16(env.scratch.data) : d_vec && c_vec);
+  a.tail = tail;
+  if (tail.tiles > 0) {
+    a.tail_partials = reinterpret_cast<float*>(env.scratch.data);
+    a.tail_arrivals = env.scratch.flags;
+  }
+  fp32::StoreArgs o{};
+  o.C = C;
+  o.ldd = p.ldd, o.ldc = ldc, o.stride_d = p.stride_d, o.stride_c = stride_c;
+  o.epi = epilogue_params(p);
+
+  const unsigned whole = unsigned(tile_count(p, c) - tail.tiles);
+  e.launch(a, o, whole, int(p.batch), splits, early_tail && state.cc >= 90, env.stream);
+  if (splits > 1) {
+    fp32::ReduceArgs r{};
+    r.M = a.M, r.N = a.N, r.splits = splits;
+    r.partial = a.partial;
+    r.D = a.D, r.C = C;
+    r.ldd = p.ldd, r.ldc = ldc, r.stride_d = p.stride_d, r.stride_c = stride_c;
+    r.epi = o.epi;
+    const int sms = std::max(1, state.props.sm_count);
+    if (v.epi == kEpiFused) launch_reduce<kEpiFused>(r, p.batch, sms, env.stream);
+    else launch_reduce<kEpiPlain>(r, p.batch, sms, env.stream);
+  }
+}
+
+// ---- the model ---------------------------------------------------------------------------------
+
+namespace {
+
+SimtConfig config_of(const ModelTile& t, int splits) {
+  SimtConfig c;
+  c.tile_m = t.tile_m, c.tile_n = t.tile_n, c.thread_m = t.thread_m, c.stages = t.stages;
+  // Raster groups of 32 tile rows for 128x256 tiles: 1.3% faster than 8 at 8192^3 on the H100, the
+  // same within noise at the suite's other large shapes (docs/results/h100/experiments-2026-11-22k/groups.txt).
+  c.group_m = t.tile_n == 256 ? 32 : 8;
+  c.splits = splits;
+  c.stream_k = splits == 1 ? int(TailMode::when_faster) : 0;
+  return c;
+}
+
+// Estimated time, in units of one 128x128 tile times one k on one SM: the blocks are spread evenly
+// over the SMs, the busiest SM sets the time; split-K adds its reduction pass (memory-bound: about
+// 115 units per 4 MB moved on an H100). With a stream-K tail, the last partial wave costs each
+// block its range of the tail's k-tiles plus the tail's overhead instead of a whole tile.
+double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms) {
+  const double tiles = double(cdiv(p.m, t.tile_m)) * double(cdiv(p.n, t.tile_n)) * double(p.batch);
+  double per_sm = std::ceil(tiles * c.splits / sms);
+  if (tail.tiles > 0) {
+    const double range = std::ceil(double(tail.iters()) / tail.blocks);
+    per_sm = double(tail.whole) / sms + double(tail.blocks) / sms * (range + fp32::kTailOverhead) / tail.k_tiles;
+  }
+  const double k_slice = std::ceil(double(p.k) / c.splits);
+  double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency;
+  if (c.splits > 1) time += double(c.splits + 1) * double(p.batch) * double(p.m) * p.n * 4.0 / (4.0 * 1024 * 1024) * 115.0;
+  return time;
+}
+
+}  // namespace
+
+SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
+                             bool batch_invariant) {
+  if (batch_invariant) {
+    // One configuration for every m: the tile from n alone, by the model's cost per row of D when m
+    // is large (columns padded to whole tiles over the efficiency); no split-K, no tail. Every
+    // element of D is then one FMA chain over k in order, k-tile by k-tile of 16 (zero-filled past
+    // K, the same for every m), with no partial sums added; the tile shape and the raster order
+    // only decide which block computes it, and rows past m are zero-filled copies no stored
+    // output reads. So a row of D is bitwise the same whatever m (or configuration) the call has.
+    double best = std::numeric_limits<double>::infinity();
+    SimtConfig pick = config_of(kModel[0], 1);
+    for (const ModelTile& t : kModel) {
+      const double cost = double(cdiv(p.n, t.tile_n) * t.tile_n) / t.efficiency;
+      if (cost < best * 0.98) best = cost, pick = config_of(t, 1);
+    }
+    pick.stream_k = 0;
+    return pick;
+  }
+  const int sms = std::max(1, state.props.sm_count);
+  double best = std::numeric_limits<double>::infinity();
+  SimtConfig pick = config_of(kModel[0], 1);
+  bool found = false;
+  for (const ModelTile& t : kModel)
+    for (int splits : kSplits) {
+      if (splits > 1 && p.k < 256 * splits) continue;  // slices too thin to pay for the reduction
+      SimtConfig c = config_of(t, splits);
+      if (simt_reject(p, c, state)) continue;
+      if (split_bytes(p, c) > workspace_bytes) continue;
+      const SimtEntry* e = find_entry(p, c);
+      fp32::StreamKTail tail = plan_tail(p, c, state, *e);
+      if (tail_bytes(tail, c) > workspace_bytes) tail = {}, c.stream_k = 0;
+      const double time = estimate(p, t, c, tail, sms);
+      if (!found || time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
+        best = time;
+        pick = c;
+        found = true;
+      }
+    }
+  return pick;
+}
+
+std::vector<SimtConfig> simt_configs() {
+  std::vector<SimtConfig> out;
+  for (const ModelTile& t : kModel)
+    for (int splits : {1, 2, 4, 8}) {
+      SimtConfig c = config_of(t, splits);
+      c.stream_k = 0;
+      out.push_back(c);
+      if (splits == 1 && t.thread_m == 16 && t.tile_n == 256) {  // the tail is compiled for 128x256 only
+        c.stream_k = int(TailMode::when_faster);
+        out.push_back(c);
+      }
+    }
+  return out;
+}
+
+}  // namespace gemmlab::detail

@@ -1,0 +1,185 @@
+// The library's Hopper 16-bit kernel, host side: the checks, plans and model of sm90.hpp. The
+// instantiations live in the sm90_*.sm90a.cu files, built only when sm_90 is a target
+// architecture; without them every problem is refused here.
+#include "kernels/library/sm90.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/library/sm90_table.hpp"
+#include "kernels/stream_k_flags.hpp"
+#include "kernels/tensor/sm90_launch.hpp"
+#include "kernels/tensor/stream_k.hpp"
+#include "kernels/tensor/tma.hpp"
+
+namespace gemmlab::detail {
+
+namespace {
+
+constexpr int kBK = 64;
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The tile configurations, as indexed in DeviceState::sm90_resident.
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 128, 1}};
+int tile_index(const Sm90Config& c) {
+  for (int i = 0; i < 3; ++i)
+    if (kTiles[i].tile_m == c.tile_m && kTiles[i].tile_n == c.tile_n && kTiles[i].cluster == c.cluster) return i;
+  return -1;
+}
+
+#ifdef GEMMLAB_HAVE_SM90A
+const std::vector<Sm90Entry>* table_for(DataType ab, DataType cd) {
+  if (ab == DataType::bf16) return cd == DataType::f32 ? &sm90_entries_bf16_f32() : &sm90_entries_bf16_bf16();
+  if (ab == DataType::f16) return cd == DataType::f32 ? &sm90_entries_f16_f32() : &sm90_entries_f16_f16();
+  return nullptr;
+}
+const std::vector<const std::vector<Sm90Entry>*> all_tables() {
+  return {&sm90_entries_bf16_f32(), &sm90_entries_bf16_bf16(), &sm90_entries_f16_f32(), &sm90_entries_f16_f16()};
+}
+#else
+const std::vector<Sm90Entry>* table_for(DataType, DataType) { return nullptr; }
+const std::vector<const std::vector<Sm90Entry>*> all_tables() { return {}; }
+#endif
+
+const Sm90Entry* find_entry(const Problem& p, const Sm90Config& c) {
+  const std::vector<Sm90Entry>* table = table_for(p.ab, p.cd);
+  if (!table) return nullptr;
+  for (const Sm90Entry& e : *table)
+    if (e.tile_m == c.tile_m && e.tile_n == c.tile_n && e.cluster == c.cluster && e.a_k_major == p.a.k_major &&
+        e.b_k_major == p.b.k_major && e.fused == p.has_epilogue() && e.grouped == p.grouped())
+      return &e;
+  return nullptr;
+}
+
+// Units of the schedule (a unit is a cluster's tiles): exact for dense launches, an upper bound for
+// grouped ones (each group may end in a partial tile row).
+std::int64_t unit_count(const Problem& p, const Sm90Config& c) {
+  const std::int64_t tiles_n = cdiv(p.n, c.tile_n);
+  if (p.grouped()) return (cdiv(p.m, c.tile_m) + p.groups) * tiles_n;
+  return cdiv(cdiv(p.m, c.tile_m), c.cluster) * tiles_n * p.batch;
+}
+
+bool operand_tma_ok(const Operand& o, std::int64_t rows_k_major, std::int64_t k, std::int64_t depth) {
+  // A K-major operand's TMA matrix has one row per m (or n); an MN-major one, one row per k.
+  return tc::tma_layout_ok(o.ptr, 2, o.k_major ? rows_k_major : k, o.ld, o.stride == 0 ? 1 : depth, o.stride);
+}
+
+Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& state, const Sm90Entry& e,
+                   std::size_t workspace_bytes) {
+  Sm90Plan plan;
+  const std::int64_t units = unit_count(p, c);
+  const int idx = tile_index(c);
+  const std::int64_t resident = idx >= 0 && std::size_t(idx) < state.sm90_resident.size() ? state.sm90_resident[std::size_t(idx)]
+                                                                                          : state.props.sm_count / c.cluster;
+  const std::int64_t clusters = std::max<std::int64_t>(1, std::min(units, resident));
+  plan.grid_ctas = clusters * c.cluster;
+  if (e.stream_k && c.stream_k != 0 && !p.grouped()) {
+    const tc::TailPlan tail = tc::plan_stream_k_tail(units, clusters, cdiv(p.k, kBK), TailMode(c.stream_k));
+    const std::size_t bytes = tc::stream_k_workspace(tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
+    if (tail.units > 0 && bytes <= workspace_bytes && 2 * plan.grid_ctas <= kFlagCount) plan.tail = tail;
+  }
+  const std::size_t es = size_of(p.cd);
+  const std::int64_t d_depth = p.grouped() ? 1 : p.batch;
+  plan.tma_store = tc::tma_layout_ok(p.d, es, p.m, p.ldd, d_depth, p.stride_d);
+  plan.pair_stores = reinterpret_cast<std::uintptr_t>(p.d) % (2 * es) == 0 && p.ldd % 2 == 0 &&
+                     (d_depth == 1 || p.stride_d % 2 == 0);
+  return plan;
+}
+
+}  // namespace
+
+void prepare_sm90(DeviceState& state) {
+  state.sm90_resident.assign(3, 0);
+  if (state.cc != 90) return;
+  for (const std::vector<Sm90Entry>* table : all_tables())
+    for (const Sm90Entry& e : *table)
+      GEMMLAB_CUDA(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(e.smem_bytes)));
+  // Every instantiation of a tile configuration has the same block, shared memory and register
+  // budget (launch bounds), so one of them stands for all.
+  const std::vector<const std::vector<Sm90Entry>*> tables = all_tables();
+  if (tables.empty()) return;
+  for (int i = 0; i < 3; ++i)
+    for (const Sm90Entry& e : *tables.front())
+      if (e.tile_m == kTiles[i].tile_m && e.tile_n == kTiles[i].tile_n && e.cluster == kTiles[i].cluster) {
+        state.sm90_resident[std::size_t(i)] =
+            tc::resident_clusters(e.kernel, unsigned(e.threads), e.smem_bytes, e.cluster, state.props.sm_count);
+        break;
+      }
+}
+
+std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state) {
+  if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("takes bf16 and f16 operands");
+  if (all_tables().empty()) return std::string("gemmlab was built without sm_90a kernels");
+  if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
+  if (tile_index(c) < 0) return fmt::format("no {}x{} tile in clusters of {} is compiled", c.tile_m, c.tile_n, c.cluster);
+  if (!find_entry(p, c))
+    return fmt::format("not compiled for this problem ({}x{} tiles in clusters of {}, layout {}, {} epilogue, {})",
+                       c.tile_m, c.tile_n, c.cluster, p.layout_name(), p.has_epilogue() ? "fused" : "plain",
+                       p.grouped() ? "grouped" : "dense");
+  const std::int64_t depth = p.grouped() ? 1 : p.batch;
+  if (!operand_tma_ok(p.a, p.m, p.k, depth))
+    return std::string("A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  if (!operand_tma_ok(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch))
+    return std::string("B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+  return std::nullopt;
+}
+
+std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const DeviceState& state,
+                                 std::size_t workspace_bytes) {
+  const Sm90Entry* e = find_entry(p, c);
+  if (!e) return 0;
+  const Sm90Plan plan = make_plan(p, c, state, *e, workspace_bytes);
+  return tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
+}
+
+void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
+  if (p.grouped() && p.m == 0) return;
+  const Sm90Entry* e = find_entry(p, c);
+  if (!e) throw Error(fmt::format("sm90 kernel: {}", sm90_reject(p, c, *env.device).value_or("no instantiation")));
+  e->launch(p, c, env, make_plan(p, c, *env.device, *e, env.scratch.bytes));
+}
+
+std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state) {
+  const Sm90Entry* e = find_entry(p, c);
+  if (!e) return std::nullopt;
+  const Sm90Plan plan = make_plan(p, c, state, *e, 0);
+  return Sm90LaunchShape{e->kernel, e->threads, e->smem_bytes, plan.grid_ctas};
+}
+
+Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
+                             bool batch_invariant) {
+  Sm90Config c;  // 128 x 256, alone, whole tiles
+  if (batch_invariant) return c;  // one configuration whatever the shape: rows of D independent of m
+  const int sms = std::max(1, state.props.sm_count);
+  const double rows = double(p.grouped() ? cdiv(p.m, 128) + p.groups / 2 : cdiv(p.m, 128) * p.batch);
+  const double waves256 = rows * double(cdiv(p.n, 256)) / sms;
+  // 128 x 256 tiles unless they leave SMs idle. Clusters of 2 only from 8 waves on: below that,
+  // clusters of 1 measured equal or faster on the H100, most at short K (docs/kernels/tensor-ladder.md,
+  // "Clusters of 1 below 8 waves").
+  if (waves256 < 1) c.tile_n = 128;
+  // (Pairs have no fused epilogue: sm90_impl.cuh.)
+  if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
+  c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);
+  (void)workspace_bytes;  // make_plan drops a tail that does not fit
+  return c;
+}
+
+std::vector<Sm90Config> sm90_configs() {
+  std::vector<Sm90Config> out;
+  for (const Sm90Config& t : kTiles)
+    for (int sk : {0, 1}) {
+      Sm90Config c = t;
+      c.stream_k = sk;
+      out.push_back(c);
+    }
+  return out;
+}
+
+}  // namespace gemmlab::detail

@@ -1,0 +1,51 @@
+// The library's Hopper BF16/FP16 kernel (kernels/tensor/hopper.cuh) as dispatch sees it: which
+// problems and configurations it takes, what workspace they need, its model's choice, and launch.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "kernels/library/configs.hpp"
+#include "kernels/library/launch.hpp"
+
+namespace gemmlab::detail {
+
+// Once per Context: raise the shared-memory limit of every instantiation on this device and count
+// the resident clusters of each tile configuration (state.sm90_resident).
+void prepare_sm90(DeviceState& state);
+
+// Why this configuration cannot compute p on this device, or nothing when it can: 16-bit operands,
+// an sm_90 GPU, every operand TMA-addressable (16-byte aligned pointers, leading dimensions and
+// batch strides), the configuration compiled for this kind of problem.
+std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state);
+
+// Scratch the launch uses (the stream-K tail's partial sums; 0 without a tail). A tail whose
+// partial sums do not fit `workspace_bytes` is dropped: the result is then whole tiles only.
+std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const DeviceState& state,
+                                 std::size_t workspace_bytes);
+
+void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env);
+
+// The kernel function, block and grid a launch would use (for occupancy and profiler analyses).
+struct Sm90LaunchShape {
+  const void* kernel = nullptr;
+  int threads = 0;
+  std::size_t smem_bytes = 0;
+  std::int64_t grid = 0;
+};
+std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state);
+
+// The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128), clusters
+// of 2 from 8 waves of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
+// workspace holds it). batch_invariant: one configuration for every shape, without a tail.
+Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
+                             bool batch_invariant);
+
+// The configurations a tuner tries.
+std::vector<Sm90Config> sm90_configs();
+
+}  // namespace gemmlab::detail

@@ -1,0 +1,148 @@
+// The host side of the library's Hopper 16-bit kernel for one instantiation, and the table of
+// instantiations; included by the sm90_*.sm90a.cu files, one per operand and output type, so that
+// the ~40 instantiations of each build in parallel.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "core/error.hpp"
+#include "kernels/library/epilogue.cuh"
+#include "kernels/library/sm90_table.hpp"
+#include "kernels/tensor/hopper.cuh"
+#include "kernels/tensor/sm90_launch.hpp"
+#include "kernels/tensor/stream_k.hpp"
+#include "kernels/tensor/tma.hpp"
+
+namespace gemmlab::detail {
+
+epi::Params epilogue_params(const Problem& p);
+
+namespace sm90lib {
+
+using tc::sm90::HopperArgs;
+using tc::sm90::HopperConfig;
+using tc::sm90::Sm90Shape;
+
+// The instantiations of one operand and output type: three tiles (128 x 256 alone and in pairs,
+// 128 x 128) x four layouts x plain or fused epilogue, and the grouped ones (no pairs). Pairs have
+// no fused epilogue: with FP32 D its bias and activation code made ptxas spill (32 bytes); a fused
+// call runs 128 x 256 tiles alone instead (pairs gain 0.5 to 2%, and only from 8 waves on).
+constexpr int kShapeCount = 36;
+constexpr std::array<Sm90Shape, kShapeCount> library_shapes() {
+  std::array<Sm90Shape, kShapeCount> out{};
+  const Sm90Shape tiles[3] = {Sm90Shape{.bm = 128, .bn = 256, .stages = 4},
+                              Sm90Shape{.bm = 128, .bn = 256, .stages = 4, .cluster_m = 2},
+                              Sm90Shape{.bm = 128, .bn = 128, .stages = 6}};
+  int n = 0;
+  for (int grouped = 0; grouped < 2; ++grouped)
+    for (const Sm90Shape& t : tiles) {
+      if (grouped && t.cluster_m > 1) continue;
+      for (int a = 0; a < 2; ++a)
+        for (int b = 0; b < 2; ++b)
+          for (int fused = 0; fused < 2; ++fused) {
+            if (fused && t.cluster_m > 1) continue;
+            Sm90Shape s = t;
+            s.a_k_major = a == 0;
+            s.b_k_major = b == 1;
+            s.fused = fused == 1;
+            s.grouped = grouped == 1;
+            out[std::size_t(n++)] = s;
+          }
+    }
+  return out;
+}
+inline constexpr std::array<Sm90Shape, kShapeCount> kShapes = library_shapes();
+
+template <class Cfg>
+constexpr DType operand_dtype() {
+  return Cfg::kPrecision == Precision::bf16 ? DType::bf16 : DType::f16;
+}
+template <class Cfg>
+constexpr DType output_dtype() {
+  return std::is_same_v<typename Cfg::Out, float> ? DType::f32 : operand_dtype<Cfg>();
+}
+
+template <class Cfg>
+const void* kernel_of() {
+  return reinterpret_cast<const void*>(&tc::sm90::hopper_gemm<Cfg>);
+}
+
+template <class Cfg>
+void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const Sm90Plan& plan) {
+  using Out = typename Cfg::Out;
+  constexpr DType ab = operand_dtype<Cfg>(), out = output_dtype<Cfg>();
+  const bool grouped = Cfg::kGrouped;
+  // A: M x K (K-major, boxes of A_BOX_ROWS rows) or K x M (M-major, boxes of 64 rows of K). The
+  // third dimension is the batch item (one for a broadcast operand, or a grouped launch's stacked A).
+  const std::int64_t a_depth = grouped || p.a.stride == 0 ? 1 : p.batch;
+  const CUtensorMap ma =
+      Cfg::kAKMajor
+          ? tc::make_tensor_map_3d(p.a.ptr, ab, p.m, p.k, p.a.ld, a_depth, p.a.stride, Cfg::A_BOX_ROWS, 64, tc::Swizzle::b128)
+          : tc::make_tensor_map_3d(p.a.ptr, ab, p.k, p.m, p.a.ld, a_depth, p.a.stride, 64, 64, tc::Swizzle::b128);
+  const std::int64_t b_items = grouped ? p.groups : p.batch;
+  const std::int64_t b_depth = p.b.stride == 0 ? 1 : b_items;
+  const CUtensorMap mb = Cfg::kBKMajor
+                             ? tc::make_tensor_map_3d(p.b.ptr, ab, p.n, p.k, p.b.ld, b_depth, p.b.stride, 64, 64, tc::Swizzle::b128)
+                             : tc::make_tensor_map_3d(p.b.ptr, ab, p.k, p.n, p.b.ld, b_depth, p.b.stride, 64, 64, tc::Swizzle::b128);
+  const std::int64_t d_depth = grouped ? 1 : p.batch;
+  const CUtensorMap md = plan.tma_store ? tc::make_tensor_map_3d(p.d, out, p.m, p.n, p.ldd, d_depth, p.stride_d, 64,
+                                                                 Cfg::BOX_COLS, tc::Swizzle::b128)
+                                        : ma;  // not used by the kernel
+  HopperArgs args{};
+  args.M = int(p.m), args.N = int(p.n), args.K = int(p.k);
+  args.batch = grouped ? 1 : int(p.batch);
+  args.a_bcast = p.a.stride == 0 ? 1 : 0;
+  args.b_bcast = p.b.stride == 0 ? 1 : 0;
+  args.D = p.d, args.C = p.c;
+  args.ldd = p.ldd, args.ldc = p.ldc, args.stride_d = p.stride_d, args.stride_c = p.stride_c;
+  args.epi = epilogue_params(p);
+  if (p.alpha_ptr) args.epi.alpha = 1.0f;  // the TMA epilogue scales by *alpha_ptr in place (hopper.cuh)
+  args.group_m = c.group_m;
+  args.tma_store = plan.tma_store ? 1 : 0;
+  args.pair_stores = plan.pair_stores ? 1 : 0;
+  args.groups = p.groups;
+  args.offsets = p.offsets;
+  if (plan.tail.units > 0) {
+    args.sk.partials = reinterpret_cast<float*>(env.scratch.data);
+    args.sk.flags = env.scratch.flags;
+    args.sk.tail_units = plan.tail.units;
+    args.sk.owner_k = plan.tail.owner_k;
+  }
+  const tc::ClusterLaunch cfg(dim3(unsigned(plan.grid_ctas)), dim3(Cfg::kThreads), Cfg::kSmemBytes, env.stream,
+                              Cfg::kCluster);
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg.cfg, &tc::sm90::hopper_gemm<Cfg>, ma, mb, md, args));
+}
+
+template <Precision P, class Out, Sm90Shape S>
+Sm90Entry entry() {
+  using Cfg = HopperConfig<P, Out, S>;
+  Sm90Entry e;
+  e.tile_m = S.bm, e.tile_n = S.bn, e.cluster = S.cluster_m * S.cluster_n;
+  e.a_k_major = S.a_k_major, e.b_k_major = S.b_k_major, e.fused = S.fused, e.grouped = S.grouped;
+  e.stream_k = Cfg::kStreamK;
+  e.kernel = kernel_of<Cfg>();
+  e.smem_bytes = Cfg::kSmemBytes;
+  e.threads = Cfg::kThreads;
+  e.launch = &launch<Cfg>;
+  return e;
+}
+
+template <Precision P, class Out, std::size_t... I>
+std::vector<Sm90Entry> entries(std::index_sequence<I...>) {
+  return {entry<P, Out, kShapes[I]>()...};
+}
+
+template <Precision P, class Out>
+std::vector<Sm90Entry> all_entries() {
+  return entries<P, Out>(std::make_index_sequence<kShapeCount>{});
+}
+
+}  // namespace sm90lib
+
+}  // namespace gemmlab::detail

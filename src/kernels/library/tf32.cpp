@@ -1,0 +1,148 @@
+// The library's TF32 kernel, host side (tf32.hpp): checks, plans, the copy of an M-major A, model.
+#include "kernels/library/tf32.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/library/tf32_table.hpp"
+#include "kernels/library/transpose.hpp"
+#include "kernels/tensor/sm90_launch.hpp"
+#include "kernels/tensor/stream_k.hpp"
+#include "kernels/tensor/tma.hpp"
+
+namespace gemmlab::detail {
+
+namespace {
+
+// The kernel's tile (tc::sm90::Tf32Tile, hopper_tf32.cuh): 256 x 128 x 32.
+constexpr int kBM = 256, kBN = 128, kBK = 32;
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+
+#ifdef GEMMLAB_HAVE_SM90A
+const std::vector<Tf32Entry>& entries() { return tf32_entries(); }
+#else
+const std::vector<Tf32Entry>& entries() {
+  static const std::vector<Tf32Entry> none;
+  return none;
+}
+#endif
+
+const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
+  for (const Tf32Entry& e : entries())
+    if (e.cluster == c.cluster && e.b_k_major == p.b.k_major && e.fused == p.has_epilogue()) return &e;
+  return nullptr;
+}
+
+// An M-major A is copied K-major, its rows padded to a multiple of 4 floats (16 bytes, for TMA).
+bool a_needs_copy(const Problem& p) { return !p.a.k_major; }
+std::int64_t copy_ld(const Problem& p) { return (p.k + 3) / 4 * 4; }
+std::size_t copy_bytes(const Problem& p) {
+  const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
+  return a_needs_copy(p) ? align256(std::size_t(items) * std::size_t(p.m) * std::size_t(copy_ld(p)) * 4) : 0;
+}
+
+std::int64_t unit_count(const Problem& p, int cluster) { return cdiv(p.m, kBM) * cdiv(cdiv(p.n, kBN), cluster) * p.batch; }
+
+Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+  Tf32Plan plan;
+  const std::int64_t units = unit_count(p, c.cluster);
+  const std::size_t idx = c.cluster == 2 ? 1 : 0;
+  const std::int64_t resident = idx < state.tf32_resident.size() ? state.tf32_resident[idx] : state.props.sm_count / c.cluster;
+  const std::int64_t clusters = std::max<std::int64_t>(1, std::min(units, resident));
+  plan.grid_ctas = clusters * c.cluster;
+  const std::size_t copy = copy_bytes(p);
+  if (c.stream_k != 0 && copy <= workspace_bytes) {
+    const tc::TailPlan tail = tc::plan_stream_k_tail(units, clusters, cdiv(p.k, kBK), TailMode(c.stream_k));
+    const std::size_t bytes = align256(tc::stream_k_workspace(tail.units, plan.grid_ctas, kBM, kBN));
+    if (tail.units > 0 && copy + bytes <= workspace_bytes && 2 * plan.grid_ctas <= kFlagCount) plan.tail = tail;
+  }
+  plan.tma_store = tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d);
+  return plan;
+}
+
+}  // namespace
+
+void prepare_tf32(DeviceState& state) {
+  state.tf32_resident.assign(2, 0);
+  if (state.cc != 90) return;
+  for (const Tf32Entry& e : entries())
+    GEMMLAB_CUDA(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(e.smem_bytes)));
+  for (const Tf32Entry& e : entries())
+    if (!e.fused && !e.b_k_major)
+      state.tf32_resident[e.cluster == 2 ? 1 : 0] =
+          tc::resident_clusters(e.kernel, unsigned(e.threads), e.smem_bytes, e.cluster, state.props.sm_count);
+}
+
+std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, const DeviceState& state,
+                                       std::size_t workspace_bytes) {
+  if (p.ab != DataType::f32 || !p.tf32) return std::string("takes f32 operands when TF32 is allowed (Compute::tf32)");
+  if (entries().empty()) return std::string("gemmlab was built without sm_90a kernels");
+  if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
+  if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
+  if (!find_entry(p, c)) return fmt::format("no instantiation with clusters of {}", c.cluster);
+  if (copy_bytes(p) > workspace_bytes)
+    return fmt::format("A is M-major and its K-major copy needs {} bytes of workspace; {} are available",
+                       copy_bytes(p), workspace_bytes);
+  if (p.a.k_major && !tc::tma_layout_ok(p.a.ptr, 4, p.m, p.a.ld, p.a.stride == 0 ? 1 : p.batch, p.a.stride))
+    return std::string("A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  if (!tc::tma_layout_ok(p.b.ptr, 4, p.b.k_major ? p.n : p.k, p.b.ld, p.b.stride == 0 ? 1 : p.batch, p.b.stride))
+    return std::string("B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+  return std::nullopt;
+}
+
+std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
+                                 std::size_t workspace_bytes) {
+  const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
+  return copy_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
+}
+
+void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
+  const Tf32Entry* e = find_entry(p, c);
+  if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+  Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
+  Problem q = p;
+  const std::size_t copy = copy_bytes(p);
+  if (copy > 0) {  // op(A) M x K is stored M-major, as K rows of M: its transpose is K-major
+    auto* dst = reinterpret_cast<float*>(env.scratch.data);
+    const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
+    launch_transpose_f32(static_cast<const float*>(p.a.ptr), p.a.ld, p.a.stride, p.k, p.m, items, dst, copy_ld(p),
+                         env.stream);
+    q.a = {dst, copy_ld(p), p.a.stride == 0 ? 0 : p.m * copy_ld(p), true};
+  }
+  plan.stream_k = reinterpret_cast<float*>(env.scratch.data + copy);
+  e->launch(q, c, env, plan);
+}
+
+std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& p, const Tf32Config& c, const DeviceState& state) {
+  const Tf32Entry* e = find_entry(p, c);
+  if (!e) return std::nullopt;
+  return Tf32LaunchShape{e->kernel, e->threads, e->smem_bytes, make_plan(p, c, state, 0).grid_ctas};
+}
+
+Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, bool batch_invariant) {
+  Tf32Config c;
+  if (batch_invariant) return c;
+  // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
+  // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
+  // points slower with clusters).
+  c.cluster = cdiv(p.m, kBM) * cdiv(p.n, kBN) * p.batch > state.props.sm_count ? 2 : 1;
+  c.stream_k = int(TailMode::when_faster);
+  return c;
+}
+
+std::vector<Tf32Config> tf32_configs() {
+  std::vector<Tf32Config> out;
+  for (int cluster : {1, 2})
+    for (int sk : {0, 1}) out.push_back({cluster, 8, sk});
+  return out;
+}
+
+}  // namespace gemmlab::detail

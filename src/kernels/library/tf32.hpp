@@ -1,0 +1,41 @@
+// The library's Hopper TF32 kernel (kernels/tensor/hopper_tf32.cuh) as dispatch sees it. wgmma
+// takes TF32 tiles K-major only: the kernel reads a K-major A from shared memory and B, either
+// layout, through registers; an M-major A is first copied K-major into the workspace (that copy is
+// the layout's measured cost, docs/api.md).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "kernels/library/configs.hpp"
+#include "kernels/library/launch.hpp"
+
+namespace gemmlab::detail {
+
+void prepare_tf32(DeviceState& state);
+
+// Why this configuration cannot compute p within `workspace_bytes` of scratch, or nothing.
+std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, const DeviceState& state,
+                                       std::size_t workspace_bytes);
+std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
+                                 std::size_t workspace_bytes);
+void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env);
+
+// Clusters of 2 above one wave of tiles, a stream-K tail where its model gains; batch_invariant:
+// one configuration, no tail.
+Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, bool batch_invariant);
+std::vector<Tf32Config> tf32_configs();
+
+// The kernel function and grid of a launch (for the lab's analyses).
+struct Tf32LaunchShape {
+  const void* kernel = nullptr;
+  int threads = 0;
+  std::size_t smem_bytes = 0;
+  std::int64_t grid = 0;
+};
+std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& p, const Tf32Config& c, const DeviceState& state);
+
+}  // namespace gemmlab::detail

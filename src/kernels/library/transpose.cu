@@ -1,0 +1,48 @@
+// A 32 x 32 tile transpose through shared memory: reads and writes both along rows (coalesced),
+// the tile padded by one column so that the column reads hit 32 different banks.
+#include "kernels/library/transpose.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+
+namespace gemmlab::detail {
+
+namespace {
+
+constexpr int kTile = 32, kRows = 8;
+
+__global__ void transpose_f32(const float* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                              std::int64_t cols, std::int64_t batch, float* __restrict__ dst, std::int64_t dst_ld) {
+  __shared__ float tile[kTile][kTile + 1];
+  const std::int64_t tiles_c = (cols + kTile - 1) / kTile, tiles_r = (rows + kTile - 1) / kTile;
+  for (std::int64_t item = blockIdx.y; item < batch; item += gridDim.y) {
+    const float* s = src + item * stride;
+    float* d = dst + item * cols * dst_ld;
+    for (std::int64_t t = blockIdx.x; t < tiles_r * tiles_c; t += gridDim.x) {
+      const std::int64_t r0 = (t / tiles_c) * kTile, c0 = (t % tiles_c) * kTile;
+      for (int i = threadIdx.y; i < kTile; i += kRows) {
+        const std::int64_t r = r0 + i, c = c0 + threadIdx.x;
+        if (r < rows && c < cols) tile[i][threadIdx.x] = s[r * ld + c];
+      }
+      __syncthreads();
+      for (int i = threadIdx.y; i < kTile; i += kRows) {
+        const std::int64_t c = c0 + i, r = r0 + threadIdx.x;  // dst row c, column r
+        if (r < rows && c < cols) d[c * dst_ld + r] = tile[threadIdx.x][i];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+}  // namespace
+
+void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                          std::int64_t cols, std::int64_t batch, float* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  const std::int64_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
+  const dim3 grid(unsigned(std::min<std::int64_t>(tiles, 1 << 20)), unsigned(std::min<std::int64_t>(batch, 65535)));
+  transpose_f32<<<grid, dim3(kTile, kRows), 0, stream>>>(src, ld, stride, rows, cols, batch, dst, dst_ld);
+  GEMMLAB_CHECK_LAUNCH();
+}
+
+}  // namespace gemmlab::detail

@@ -1,0 +1,16 @@
+// Copying an FP32 matrix transposed (the TF32 kernel's copy of an M-major A into a K-major one).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+namespace gemmlab::detail {
+
+// dst (batch items of cols x rows, row-major with dst_ld >= rows between rows, item i at
+// dst + i * cols * dst_ld) = the transpose of src (batch items of rows x cols, row-major with ld
+// between rows and stride between items).
+void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                          std::int64_t cols, std::int64_t batch, float* dst, std::int64_t dst_ld, cudaStream_t stream);
+
+}  // namespace gemmlab::detail

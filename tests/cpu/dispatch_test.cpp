@@ -1,0 +1,172 @@
+// Dispatch without a GPU: table files (parsing, classes, nearest entries), the families' refusals
+// and model choices on a described device.
+#include <gtest/gtest.h>
+
+#include "api/problem.hpp"
+#include "dispatch/table.hpp"
+#include "gemmlab/error.hpp"
+#include "kernels/library/sm90.hpp"
+#include "kernels/library/tf32.hpp"
+
+using namespace gemmlab;
+using namespace gemmlab::detail;
+
+namespace {
+
+const char* kTable = R"({
+  "device": "NVIDIA H100 80GB HBM3", "commit": "abc", "match": "H100",
+  "entries": [
+    {"types": "bf16.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90",
+     "config": {"tile_m": 128, "tile_n": 256, "cluster": 1, "stream_k": 0}, "ms": 0.18, "reference_ms": 0.181},
+    {"types": "bf16.f32", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm90",
+     "config": {"tile_m": 128, "tile_n": 128, "cluster": 1, "stream_k": 0}},
+    {"types": "bf16.f32", "layout": "NT", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90", "config": {"cluster": 2}},
+    {"types": "tf32.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "batch": 4, "kernel": "sm90_tf32",
+     "config": {"cluster": 2}},
+    {"types": "bf16.bf16.grouped", "layout": "NT", "m": 16384, "n": 4096, "k": 7168, "batch": 8, "kernel": "sm90",
+     "config": {"tile_n": 256}}
+  ]})";
+
+Problem problem(DataType ab, DataType cd, std::int64_t m, std::int64_t n, std::int64_t k) {
+  Problem p;
+  p.ab = ab, p.cd = cd;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {reinterpret_cast<const void*>(std::uintptr_t(1) << 40), k, 0, true};
+  p.b = {reinterpret_cast<const void*>(std::uintptr_t(2) << 40), n, 0, false};
+  p.d = reinterpret_cast<void*>(std::uintptr_t(3) << 40);
+  p.ldd = n;
+  return p;
+}
+
+DeviceState h100() {
+  DeviceState s;
+  s.props.name = "NVIDIA H100 80GB HBM3";
+  s.props.sm_count = 132;
+  s.cc = 90;
+  s.sm90_resident = {132, 66, 132};
+  s.tf32_resident = {132, 66};
+  return s;
+}
+
+}  // namespace
+
+TEST(DispatchTable, ParsesEntriesAndFindsTheNearestOfTheSameClass) {
+  const Table t = parse_table(kTable, "test");
+  ASSERT_EQ(t.entries.size(), 5u);
+  EXPECT_EQ(t.device, "NVIDIA H100 80GB HBM3");
+  const int nn = class_key(DataType::bf16, DataType::f32, false, false, true, false);
+  EXPECT_EQ(class_key("bf16.f32", "NN"), nn);
+  // 4000^3 is nearest to 4096^3, 1100^3 to 1024^3; 2048^3 is more than 1.5x from both.
+  const TableEntry* e = t.nearest(nn, 4000, 4000, 4000, 1);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->m, 4096);
+  e = t.nearest(nn, 1100, 1100, 1100, 1);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->config.at("tile_n"), 128);
+  EXPECT_EQ(t.nearest(nn, 2048, 2048, 2048, 1), nullptr);
+  // Other classes never match: layout, types, batch.
+  EXPECT_EQ(t.nearest(class_key(DataType::f16, DataType::f32, false, false, true, false), 4096, 4096, 4096, 1), nullptr);
+  const TableEntry* nt = t.nearest(class_key(DataType::bf16, DataType::f32, false, false, true, true), 4096, 4096, 4096, 1);
+  ASSERT_NE(nt, nullptr);
+  EXPECT_EQ(nt->config.at("cluster"), 2);
+  const int tf32 = class_key(DataType::f32, DataType::f32, true, false, true, false);
+  EXPECT_EQ(class_key("tf32.f32", "NN"), tf32);
+  EXPECT_EQ(t.nearest(tf32, 4096, 4096, 4096, 1), nullptr);  // batch 1 is 4x from 4
+  EXPECT_NE(t.nearest(tf32, 4096, 4096, 4096, 5), nullptr);
+  const int grouped = class_key(DataType::bf16, DataType::bf16, false, true, true, true);
+  EXPECT_EQ(class_key("bf16.bf16.grouped", "NT"), grouped);
+  EXPECT_NE(t.nearest(grouped, 16000, 4096, 7168, 8), nullptr);
+}
+
+TEST(DispatchTable, RoundTripsThroughJson) {
+  const Table t = parse_table(kTable, "test");
+  const Table u = parse_table(table_to_json(t), "again");
+  ASSERT_EQ(u.entries.size(), t.entries.size());
+  for (std::size_t i = 0; i < t.entries.size(); ++i) {
+    EXPECT_EQ(u.entries[i].key, t.entries[i].key);
+    EXPECT_EQ(u.entries[i].config, t.entries[i].config);
+    EXPECT_EQ(u.entries[i].batch, t.entries[i].batch);
+  }
+}
+
+TEST(DispatchTable, RefusesMalformedFilesWithTheirName) {
+  auto message = [](const char* text) {
+    try {
+      parse_table(text, "my-table.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("{").find("my-table.json: not a gemmlab dispatch table"), std::string::npos);
+  EXPECT_NE(message(R"({"entries": []})").find("my-table.json"), std::string::npos);  // no device
+  EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "int8.f32", "layout": "NN", "m": 1, "n": 1, "k": 1,
+                       "kernel": "sm90", "config": {}}]})")
+                .find("unknown class"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 0, "n": 1, "k": 1,
+                       "kernel": "sm90", "config": {}}]})")
+                .find("size below 1"),
+            std::string::npos);
+  std::string source;
+  EXPECT_THROW(load_table_file("/nonexistent/table.json", source), Error);
+}
+
+TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
+  const DeviceState dev = h100();
+  // 4096^3: 512 tiles of 128 x 256, 3.9 waves: 128 x 256 alone, with the tail model on.
+  Sm90Config c = sm90_model_choice(problem(DataType::bf16, DataType::f32, 4096, 4096, 4096), dev, 1 << 26, false);
+  EXPECT_EQ(c.tile_n, 256);
+  EXPECT_EQ(c.cluster, 1);
+  EXPECT_EQ(c.stream_k, 1);
+  // 16384 x 16384: 62 waves: pairs; with a fused epilogue, alone (pairs are not compiled with one).
+  Problem big = problem(DataType::bf16, DataType::f32, 16384, 16384, 1024);
+  EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 2);
+  big.act = Activation::gelu_tanh;
+  EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 1);
+  // 1024^2: 32 tiles of 128 x 256 for 132 SMs: 128 x 128.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, 0, false).tile_n, 128);
+  // Batch invariant: one configuration, no tail, whatever m.
+  for (std::int64_t m : {1, 100, 4096, 100000}) {
+    const Sm90Config b = sm90_model_choice(problem(DataType::bf16, DataType::f32, m, 4096, 4096), dev, 1 << 26, true);
+    EXPECT_EQ(b.tile_n, 256);
+    EXPECT_EQ(b.cluster, 1);
+    EXPECT_EQ(b.stream_k, 0);
+  }
+}
+
+TEST(DispatchSm90, RefusesWhatTmaCannotAddress) {
+  const DeviceState dev = h100();
+  const Sm90Config c;
+  Problem p = problem(DataType::bf16, DataType::f32, 256, 256, 256);
+  EXPECT_EQ(p.layout_name(), std::string("NN"));
+  Problem odd = p;
+  odd.a.ld = 257;  // 514 bytes between rows
+  const auto why = sm90_reject(odd, c, dev);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("A is not TMA-addressable"), std::string::npos) << *why;
+  EXPECT_FALSE(sm90_reject(p, c, dev));
+  Problem f32 = problem(DataType::f32, DataType::f32, 256, 256, 256);
+  ASSERT_TRUE(sm90_reject(f32, c, dev));
+  EXPECT_NE(sm90_reject(f32, c, dev)->find("bf16 and f16"), std::string::npos);
+  DeviceState a100 = dev;
+  a100.cc = 80;
+  const auto old = sm90_reject(p, c, a100);
+  ASSERT_TRUE(old);
+}
+
+TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {
+  const DeviceState dev = h100();
+  Problem p = problem(DataType::f32, DataType::f32, 1024, 1024, 1024);
+  p.tf32 = true;
+  p.a.k_major = false;
+  p.a.ld = 1024;
+  const Tf32Config c = tf32_model_choice(p, dev, false);
+  const auto small = tf32_reject(p, c, dev, 1024);
+  ASSERT_TRUE(small);
+  EXPECT_NE(small->find("M-major"), std::string::npos) << *small;
+  EXPECT_FALSE(tf32_reject(p, c, dev, std::size_t(1) << 30));
+  Problem strict = p;
+  strict.tf32 = false;
+  EXPECT_TRUE(tf32_reject(strict, c, dev, 1 << 30));
+}

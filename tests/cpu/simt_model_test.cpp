@@ -1,0 +1,156 @@
+// The library's CUDA-core FP32 kernel, host side (src/kernels/library/simt.hpp), checked without a
+// GPU: what it refuses and why, the workspace it asks for, and the model's choices on an H100's
+// figures (132 SMs, the occupancy the launch bounds plan for).
+#include <cstdint>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+#include "api/problem.hpp"
+#include "kernels/library/launch.hpp"
+#include "kernels/library/simt.hpp"
+
+using namespace gemmlab;
+using namespace gemmlab::detail;
+
+namespace {
+
+DeviceState h100() {
+  DeviceState s;
+  s.props.sm_count = 132;
+  s.props.smem_per_block_optin = 232448;
+  s.cc = 90;
+  assume_simt_occupancy(s);
+  return s;
+}
+
+// A packed row-major NN problem (the lab's), with pointers that are 16-byte aligned stand-ins.
+Problem nn(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Problem p;
+  p.m = m, p.n = n, p.k = k;
+  p.a = {reinterpret_cast<const void*>(std::uintptr_t(0x10000)), k, 0, true};
+  p.b = {reinterpret_cast<const void*>(std::uintptr_t(0x20000)), n, 0, false};
+  p.d = reinterpret_cast<void*>(std::uintptr_t(0x30000));
+  p.ldc = p.ldd = n;
+  return p;
+}
+
+SimtConfig config(int tm, int tn, int thread_m, int stages) {
+  SimtConfig c;
+  c.tile_m = tm, c.tile_n = tn, c.thread_m = thread_m, c.stages = stages;
+  return c;
+}
+
+constexpr std::size_t kUnbounded = std::numeric_limits<std::size_t>::max();
+
+TEST(SimtModel, ChoosesAsTheLadderDocuments) {
+  const DeviceState s = h100();
+  // docs/kernels/fp32-ladder.md, step 9: 64x128 (8x8, 2 stages) at 1024^3 and 1000^3, 128x256
+  // (16x8, 3 stages, groups of 32) from 2048^3 on; no split-K on the suite.
+  for (std::int64_t e : {1000, 1024}) {
+    const SimtConfig c = simt_model_choice(nn(e, e, e), s, kUnbounded, false);
+    EXPECT_EQ(c.tile_m, 64);
+    EXPECT_EQ(c.tile_n, 128);
+    EXPECT_EQ(c.thread_m, 8);
+    EXPECT_EQ(c.stages, 2);
+    EXPECT_EQ(c.splits, 1);
+  }
+  for (const Problem& p : {nn(2048, 2048, 2048), nn(4096, 4096, 4096), nn(8192, 8192, 8192), nn(4097, 4095, 4093),
+                           nn(16384, 16384, 512)}) {
+    const SimtConfig c = simt_model_choice(p, s, kUnbounded, false);
+    EXPECT_EQ(c.tile_m, 128);
+    EXPECT_EQ(c.tile_n, 256);
+    EXPECT_EQ(c.thread_m, 16);
+    EXPECT_EQ(c.stages, 3);
+    EXPECT_EQ(c.group_m, 32);
+    EXPECT_EQ(c.splits, 1);
+  }
+  // 4096^3: the stream-K tail of step 8 (116 tail tiles on 132 blocks) and its workspace.
+  const Problem p4096 = nn(4096, 4096, 4096);
+  const SimtConfig c4096 = simt_model_choice(p4096, s, kUnbounded, false);
+  EXPECT_EQ(c4096.stream_k, 1);
+  EXPECT_EQ(simt_tail(p4096, c4096, s).tiles, 116);
+  EXPECT_EQ(simt_workspace_bytes(p4096, c4096, s), std::size_t(132 + 116) * 128 * 256 * 4);
+  // Without room for the tail's slots, the same tiles without a tail.
+  const SimtConfig tight = simt_model_choice(p4096, s, 1 << 20, false);
+  EXPECT_EQ(tight.tile_n, 256);
+  EXPECT_EQ(tight.stream_k, 0);
+  EXPECT_EQ(simt_workspace_bytes(p4096, tight, s), 0u);
+}
+
+TEST(SimtModel, BatchInvariantChoiceIgnoresM) {
+  const DeviceState s = h100();
+  for (std::int64_t n : {100, 1000, 4096})
+    for (std::int64_t k : {64, 4096}) {
+      const SimtConfig ref = simt_model_choice(nn(1, n, k), s, kUnbounded, true);
+      EXPECT_EQ(ref.splits, 1);
+      EXPECT_EQ(ref.stream_k, 0);
+      for (std::int64_t m : {7, 128, 1000, 8192}) {
+        const SimtConfig c = simt_model_choice(nn(m, n, k), s, kUnbounded, true);
+        EXPECT_EQ(c.tile_m, ref.tile_m);
+        EXPECT_EQ(c.tile_n, ref.tile_n);
+        EXPECT_EQ(c.stages, ref.stages);
+        EXPECT_EQ(c.splits, 1);
+        EXPECT_EQ(c.stream_k, 0);
+      }
+    }
+  // A batch-invariant problem never gets a tail, whatever the configuration asks.
+  Problem p = nn(4096, 4096, 4096);
+  p.determinism = Determinism::batch_invariant;
+  SimtConfig c = config(128, 256, 16, 3);
+  c.stream_k = 2;
+  EXPECT_EQ(simt_tail(p, c, s).tiles, 0);
+}
+
+TEST(SimtReject, TypesGroupsOffsetsAndConfigurations) {
+  const DeviceState s = h100();
+  const SimtConfig c = config(128, 256, 16, 3);
+  EXPECT_FALSE(simt_reject(nn(1000, 1000, 1000), c, s));
+  Problem bf = nn(64, 64, 64);
+  bf.ab = DataType::bf16;
+  EXPECT_TRUE(simt_reject(bf, c, s));
+  Problem tf = nn(64, 64, 64);
+  tf.tf32 = true;  // computed exactly in FP32
+  EXPECT_FALSE(simt_reject(tf, c, s));
+  Problem grouped = nn(64, 64, 64);
+  grouped.groups = 2;
+  EXPECT_TRUE(simt_reject(grouped, c, s));
+  // 32-bit copy offsets: A of 2^31 elements and more (here with the batch) is refused.
+  Problem big = nn(4096, 64, 4096);
+  big.batch = 200;
+  big.a.stride = 4096 * 4096;
+  big.b.stride = 0;
+  big.stride_d = big.ldd * 4096;
+  EXPECT_TRUE(simt_reject(big, c, s));
+  big.batch = 100;  // 1.68e9 elements: fits
+  EXPECT_FALSE(simt_reject(big, c, s));
+  // Every layout and the fused epilogue for the model's four; the ladder's others only packed NN.
+  Problem tt = nn(100, 100, 100);
+  tt.a.k_major = false, tt.a.ld = 100;
+  tt.b.k_major = true, tt.b.ld = 100;
+  tt.bias_kind = BiasKind::per_column;
+  tt.act = Activation::gelu_tanh;
+  for (const SimtConfig& m : simt_configs()) EXPECT_FALSE(simt_reject(tt, m, s)) << m.tile_m << "x" << m.tile_n;
+  EXPECT_TRUE(simt_reject(tt, config(256, 128, 16, 3), s));
+  EXPECT_FALSE(simt_reject(nn(100, 100, 100), config(256, 128, 16, 3), s));
+  // Odd leading dimensions and unaligned pointers are served (4-byte copies), not refused.
+  Problem odd = nn(33, 35, 37);
+  odd.a.k_major = false, odd.a.ld = 35;
+  odd.b.ptr = reinterpret_cast<const void*>(std::uintptr_t(0x20004));
+  odd.b.ld = 37;
+  EXPECT_FALSE(simt_reject(odd, config(64, 64, 8, 2), s));
+}
+
+TEST(SimtWorkspace, SplitKHoldsEverySliceOfEveryItem) {
+  const DeviceState s = h100();
+  Problem p = nn(300, 200, 4096);
+  p.batch = 3;
+  p.a.stride = 300 * 4096, p.b.stride = 4096 * 200, p.stride_d = 300 * 200;
+  SimtConfig c = config(64, 128, 8, 2);
+  c.splits = 4;
+  EXPECT_EQ(simt_workspace_bytes(p, c, s), std::size_t(4) * 3 * 300 * 200 * 4);
+  c.splits = 1;
+  EXPECT_EQ(simt_workspace_bytes(p, c, s), 0u);
+}
+
+}  // namespace
