@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# The library's GPU run, in one device call: build (if needed), the GPU tests, compute-sanitizer on
-# the API tests' library paths, the examples against the installed package, `gemmlab explain` on a
-# few shapes, and the benchmarks: `gemmlab bench` (every suite, cuBLAS/cuBLASLt in the same process)
-# and torch's figures for the same cases. Ends with a compact summary. Everything under $OUT.
-#   STEPS="build tests sanitize examples explain tune bench torch lab" (default: all but tune)
+# The library's GPU run, in one device call: build (if needed), the GPU tests, the examples,
+# `gemmlab explain` on a few shapes, the benchmarks (`gemmlab bench`, cuBLAS/cuBLASLt in the same
+# process, and torch's figures for the same cases), compute-sanitizer on the API tests' library
+# paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
+# under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
+# cut short still returns what matters most.
+#   STEPS="build tests examples explain bench torch sanitize tune lab" (default: all but tune and lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
+#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
+#
+# Prebuilt: with PREBUILT=path/to/build.tgz (made here by scripts/device/pack-prebuilt, which
+# builds on this machine so that the device's minutes go to running, not compiling) the build step
+# unpacks it instead. Its paths are those of the machine that built it; the archive records that
+# root and this script links it to this checkout.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-build/out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-steps=${STEPS:-build tests sanitize examples explain bench torch lab}
+steps=${STEPS:-build tests examples explain bench torch sanitize}
 summary=()
 status=0
 note() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
@@ -19,46 +27,52 @@ export GEMMLAB_COMMIT=${GEMMLAB_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/n
 
 if want build; then
   t0=$SECONDS
-  if scripts/build >"$out/build.log" 2>&1; then note build "ok ($((SECONDS - t0)) s)"; else
-    note build "FAILED"; tail -40 "$out/build.log"; printf '%s\n' "${summary[@]}"; exit 1; fi
-  for lib in build/libgemmlab.a build/libgemmlab_lab.a; do cuobjdump --dump-resource-usage "$lib"; done >"$out/resources.txt" 2>&1
-  spills=$(grep -cE "STACK:[1-9]|LOCAL:[1-9]" "$out/resources.txt")
-  if [ "$spills" -eq 0 ]; then note "register spills" "none ($(grep -c Function "$out/resources.txt") kernels)"; else
-    note "register spills" "$spills kernels use a stack frame"; status=1
-    grep -B1 -E "STACK:[1-9]|LOCAL:[1-9]" "$out/resources.txt" | grep Function | cut -c1-200 | head; fi
+  if [ -n "${PREBUILT:-}" ]; then
+    root=$(tar xzf "$PREBUILT" -O prebuilt-root.txt)
+    if [ "$root" != "$PWD" ]; then
+      [ -e "$root" ] && { echo "the prebuilt tree's root $root exists and is not this checkout" >&2; exit 1; }
+      mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"
+    fi
+    tar xzf "$PREBUILT" --exclude prebuilt-root.txt || { note build "unpacking $PREBUILT FAILED"; printf '%s\n' "${summary[@]}"; exit 1; }
+    [ -d build/prebuilt-lib ] && export LD_LIBRARY_PATH=$PWD/build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    cp build/resources.txt "$out/resources.txt" 2>/dev/null
+    note build "prebuilt ($(cat build/prebuilt-commit.txt 2>/dev/null), built at $root; $((SECONDS - t0)) s)"
+  elif scripts/build >"$out/build.log" 2>&1; then
+    note build "ok ($((SECONDS - t0)) s)"
+    for lib in build/libgemmlab.a build/libgemmlab_lab.a; do cuobjdump --dump-resource-usage "$lib"; done >"$out/resources.txt" 2>&1
+  else
+    note build "FAILED"; tail -40 "$out/build.log"; printf '%s\n' "${summary[@]}"; exit 1
+  fi
+  if [ -s "$out/resources.txt" ]; then
+    spills=$(grep -cE "STACK:[1-9]|LOCAL:[1-9]" "$out/resources.txt")
+    if [ "$spills" -eq 0 ]; then note "register spills" "none ($(grep -c Function "$out/resources.txt") kernels)"; else
+      note "register spills" "$spills kernels use a stack frame"; status=1
+      grep -B1 -E "STACK:[1-9]|LOCAL:[1-9]" "$out/resources.txt" | grep Function | cut -c1-200 | head; fi
+  fi
 fi
 
 if want tests; then
   t0=$SECONDS
-  (cd build && ctest -L gpu --output-on-failure --timeout 600 -j 4 >"$out/gpu-tests.log" 2>&1)
+  (cd build && timeout "${CAP_TESTS:-150}" ctest -L gpu --output-on-failure --timeout 600 -j 4 >"$out/gpu-tests.log" 2>&1)
   rc=$?
-  note "GPU tests" "$(grep -E "tests passed|tests failed" "$out/gpu-tests.log" | tail -1) ($((SECONDS - t0)) s)"
+  res=$(grep -E "tests passed|tests failed" "$out/gpu-tests.log" | tail -1)
+  [ $rc -eq 124 ] && res="time cap reached after $(grep -c "Passed" "$out/gpu-tests.log") passed"
+  note "GPU tests" "$res ($((SECONDS - t0)) s)"
   if [ $rc -ne 0 ]; then status=1; grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|error" "$out/gpu-tests.log" | head -40; fi
 fi
 
-if want sanitize; then
-  # The four tools at once (one process each on the one GPU), each capped so that one slow tool
-  # cannot eat the device budget; a timeout is reported as such, not as clean.
-  t0=$SECONDS
-  filter=${SANITIZE_FILTER:-*ApiTyped.EveryLayout*:*ApiTyped.AwkwardShapes*:*ApiTyped.Epilogues*:*ApiTyped.StridedBatches*:*ApiGroupedTyped.GroupPatterns*:*ApiGraph*}
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    ( timeout "${SANITIZE_TIMEOUT:-240}" compute-sanitizer --tool "$tool" --error-exitcode 99 build/tests/gemmlab_gpu_tests \
-        --gtest_filter="$filter" >"$out/sanitize-$tool.log" 2>&1; echo $? >"$out/sanitize-$tool.rc" ) &
-  done
-  wait
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    rc=$(cat "$out/sanitize-$tool.rc")
-    ran=$(grep -c "^\[       OK \]" "$out/sanitize-$tool.log")
-    if [ "$rc" -eq 0 ]; then note "sanitizer $tool (API)" "clean ($ran tests)"; elif [ "$rc" -eq 124 ]; then
-      note "sanitizer $tool (API)" "timed out after $ran tests passed"; else
-      note "sanitizer $tool (API)" "rc $rc"; status=1
-      grep -E "ERROR SUMMARY|Invalid|Race|Barrier|Uninitialized|FAILED" "$out/sanitize-$tool.log" | head -8; fi
-  done
-  note "sanitizer time" "$((SECONDS - t0)) s"
-fi
-
 if want examples; then
-  if OUT=$out scripts/device/examples.sh >"$out/examples.log" 2>&1; then note examples "ok"; else
+  if [ -n "${PREBUILT:-}" ]; then
+    # The examples as the local install test built them against the installed package.
+    ok=0
+    for example in multiply batched grouped epilogue; do
+      bin=build/test-install/examples-shared/$example
+      echo "== examples/$example.cpp: \$ ./$example" >>"$out/examples.txt"
+      if timeout 60 "$bin" >>"$out/examples.txt" 2>&1; then ok=$((ok + 1)); else status=1; echo "rc $?" >>"$out/examples.txt"; fi
+      echo >>"$out/examples.txt"
+    done
+    note examples "$ok of 4 passed"
+  elif OUT=$out scripts/device/examples.sh >"$out/examples.log" 2>&1; then note examples "ok"; else
     note examples "FAILED"; status=1; tail -30 "$out/examples.log"; fi
 fi
 
@@ -69,32 +83,59 @@ if want explain; then
                 "-s 4096 --precision bf16 --bias col --activation gelu --output same" \
                 "-m 16384 -n 4096 -k 7168 --precision bf16 --groups 8" "-s 4096 --precision bf16 --determinism batch_invariant"; do
       echo "\$ gemmlab explain $args"
-      build/gemmlab explain $args
+      timeout 30 build/gemmlab explain $args
     done
   } >"$out/explain.txt" 2>&1
   note explain "$(grep -c kernel "$out/explain.txt") plans"
 fi
 
-if want tune; then
-  # The dispatch table of this GPU: data/dispatch/<gpu>.json once copied into the repository.
-  t0=$SECONDS
-  build/gemmlab tune --table "$out/table.json" ${TUNE_ARGS:-} >"$out/tune.txt" 2>"$out/tune.err"
-  rc=$?
-  note "gemmlab tune --table" "rc $rc ($((SECONDS - t0)) s)"
-  [ $rc -eq 0 ] || { status=1; tail -20 "$out/tune.err"; }
-fi
-
 if want bench; then
   t0=$SECONDS
-  build/gemmlab bench ${BENCH_ARGS:-} --json "$out/bench.json" >"$out/bench.txt" 2>"$out/bench.err"
+  timeout "${CAP_BENCH:-150}" build/gemmlab bench ${BENCH_ARGS:-} --json "$out/bench.json" >"$out/bench.txt" 2>"$out/bench.err"
   rc=$?
   note "gemmlab bench" "rc $rc ($((SECONDS - t0)) s)"
   [ $rc -eq 0 ] || { status=1; tail -20 "$out/bench.err"; }
 fi
 
 if want torch; then
-  python3 scripts/device/torch_anchors.py "$out/torch.json" >"$out/torch.txt" 2>&1 && note "torch anchors" ok ||
-    { note "torch anchors" FAILED; tail -20 "$out/torch.txt"; }
+  timeout "${CAP_TORCH:-60}" python3 scripts/device/torch_anchors.py "$out/torch.json" >"$out/torch.txt" 2>&1 &&
+    note "torch anchors" ok || { note "torch anchors" FAILED; tail -20 "$out/torch.txt"; }
+fi
+
+if want sanitize; then
+  # The four tools at once (one process each on the one GPU), each capped so that one slow tool
+  # cannot eat the device budget; a tool stopped by its cap reports how many tests it finished
+  # clean, and any error it had found by then fails the run.
+  t0=$SECONDS
+  # racecheck is an order of magnitude slower than the others: it gets the 16-bit cases only.
+  filter=${SANITIZE_FILTER:-*ApiTyped.AwkwardShapes*:*ApiTyped.EveryLayout*:*ApiGroupedTyped.GroupPatterns*:*ApiGraph*}
+  race_filter=${SANITIZE_RACE_FILTER:-*ApiTyped.AwkwardShapes*/bf16_bf16:*ApiGroupedTyped.GroupPatterns*/bf16_f32}
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
+    f=$filter; [ "$tool" = racecheck ] && f=$race_filter
+    ( timeout "${CAP_SANITIZE:-240}" compute-sanitizer --tool "$tool" --error-exitcode 99 build/tests/gemmlab_gpu_tests \
+        --gtest_filter="$f" >"$out/sanitize-$tool.log" 2>&1; echo $? >"$out/sanitize-$tool.rc" ) &
+  done
+  wait
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
+    rc=$(cat "$out/sanitize-$tool.rc")
+    ran=$(grep -c "^\[       OK \]" "$out/sanitize-$tool.log")
+    if [ "$rc" -eq 0 ]; then note "sanitizer $tool (API)" "clean ($ran tests)"; elif [ "$rc" -eq 124 ]; then
+      errs=$(grep -cE "^========= (Invalid|Race|Barrier|Uninitialized|Error)" "$out/sanitize-$tool.log")
+      note "sanitizer $tool (API)" "$ran tests clean, then the time cap ($errs error reports)"; [ "$errs" -eq 0 ] || status=1; else
+      note "sanitizer $tool (API)" "rc $rc"; status=1
+      grep -E "ERROR SUMMARY|Invalid|Race|Barrier|Uninitialized|FAILED" "$out/sanitize-$tool.log" | head -8; fi
+  done
+  note "sanitizer time" "$((SECONDS - t0)) s"
+fi
+
+if want tune; then
+  # The dispatch table of this GPU: data/dispatch/<gpu>.json once copied into the repository. It is
+  # written after each class, so a run stopped by the cap keeps the classes it finished.
+  t0=$SECONDS
+  timeout "${CAP_TUNE:-600}" build/gemmlab tune --table "$out/table.json" ${TUNE_ARGS:-} >"$out/tune.txt" 2>"$out/tune.err"
+  rc=$?
+  note "gemmlab tune --table" "rc $rc ($((SECONDS - t0)) s)"
+  [ $rc -eq 0 ] || { [ $rc -eq 124 ] || status=1; tail -5 "$out/tune.err"; }
 fi
 
 if want lab; then
@@ -104,7 +145,7 @@ if want lab; then
 fi
 
 echo
-for f in tune.txt bench.txt torch.txt explain.txt; do [ -f "$out/$f" ] && { echo "== $f"; cat "$out/$f"; }; done
+for f in bench.txt torch.txt tune.txt; do [ -f "$out/$f" ] && { echo "== $f"; cat "$out/$f"; }; done
 [ -f "$out/lab-auto.txt" ] && { echo "== lab-auto.txt"; tail -30 "$out/lab-auto.txt"; }
 echo
 echo "== api-run summary ($GEMMLAB_COMMIT) =="

@@ -12,9 +12,6 @@
 #include "kernels/registry.hpp"
 #include "results/csv_input.hpp"
 
-#ifndef GEMMLAB_GIT_COMMIT
-#define GEMMLAB_GIT_COMMIT "unknown"
-#endif
 
 namespace gemmlab {
 
@@ -27,7 +24,7 @@ std::string iso_date_now() {
   return buf;
 }
 
-std::string git_commit() { return GEMMLAB_GIT_COMMIT; }
+std::string git_commit() { return build_commit(); }
 
 nlohmann::json run_context(const DeviceInfo& dev, const std::string& command_line) {
   const SoftwareVersions v = software_versions();

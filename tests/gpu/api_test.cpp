@@ -289,6 +289,15 @@ TEST_P(ApiTyped, ResultsAreCorrectWithAnyWorkspace) {
       EXPECT_CASE_OK(run_case(bare, c, stream()));
     }
   }
+  // A M-major with a workspace too small for its whole K-major copy (TF32 copies it): slices of
+  // rows, each with its own C, D and per-row bias rows.
+  GemmCase c = sized(base(), Dims{1000, 300, 1000});
+  c.op_a = Op::transpose;
+  c.alpha = 0.5, c.beta = -1.25;
+  c.bias = BiasKind::per_row, c.act = Activation::relu;
+  EXPECT_CASE_OK(run_case(ctx(), c, stream(), &small));
+  c.d_order = Order::col_major;  // D^T is computed: B^T's copy is sliced instead
+  EXPECT_CASE_OK(run_case(ctx(), c, stream(), &small));
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, ApiTyped, ::testing::ValuesIn(type_combos()), type_name);

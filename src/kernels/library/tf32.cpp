@@ -48,6 +48,16 @@ std::size_t copy_bytes(const Problem& p) {
   return a_needs_copy(p) ? align256(std::size_t(items) * std::size_t(p.m) * std::size_t(copy_ld(p)) * 4) : 0;
 }
 
+// Rows of op(A) whose K-major copy fits `workspace_bytes` when the whole copy does not: a single
+// item is then copied and multiplied in slices of whole 256-row tiles, one after the other on the
+// stream (each slice is a complete GEMM of its rows, so the results are those of one launch).
+// 0: no slicing (the copy fits, A needs none, or a batch).
+std::int64_t slice_rows(const Problem& p, std::size_t workspace_bytes) {
+  if (!a_needs_copy(p) || copy_bytes(p) <= workspace_bytes || p.batch != 1) return 0;
+  const std::int64_t rows = std::int64_t(workspace_bytes / (std::size_t(copy_ld(p)) * 4)) / kBM * kBM;
+  return rows;  // 0 when not even one tile's rows fit
+}
+
 std::int64_t unit_count(const Problem& p, int cluster) { return cdiv(p.m, kBM) * cdiv(cdiv(p.n, kBN), cluster) * p.batch; }
 
 Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
@@ -87,9 +97,10 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
   if (!find_entry(p, c)) return fmt::format("no instantiation with clusters of {}", c.cluster);
-  if (copy_bytes(p) > workspace_bytes)
-    return fmt::format("A is M-major and its K-major copy needs {} bytes of workspace; {} are available",
-                       copy_bytes(p), workspace_bytes);
+  if (copy_bytes(p) > workspace_bytes && slice_rows(p, workspace_bytes) == 0)
+    return fmt::format("A is M-major and its K-major copy needs {} bytes of workspace ({} for a slice of 256 rows when "
+                       "not batched); {} are available",
+                       copy_bytes(p), align256(std::size_t(kBM) * std::size_t(copy_ld(p)) * 4), workspace_bytes);
   if (p.a.k_major && !tc::tma_layout_ok(p.a.ptr, 4, p.m, p.a.ld, p.a.stride == 0 ? 1 : p.batch, p.a.stride))
     return std::string("A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
   if (!tc::tma_layout_ok(p.b.ptr, 4, p.b.k_major ? p.n : p.k, p.b.ld, p.b.stride == 0 ? 1 : p.batch, p.b.stride))
@@ -100,6 +111,8 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
 
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
+  if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)
+    return align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);  // slices run without a stream-K tail
   const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
   return copy_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
 }
@@ -107,6 +120,24 @@ std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const De
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   const Tf32Entry* e = find_entry(p, c);
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+  if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
+    // op(A) is stored M-major: row i of it starts at element i. D (and C, and a per-row bias) are
+    // row-major in the normalised problem.
+    auto* dst = reinterpret_cast<float*>(env.scratch.data);
+    for (std::int64_t r0 = 0; r0 < p.m; r0 += rows) {
+      Problem q = p;
+      q.m = std::min(rows, p.m - r0);
+      launch_transpose_f32(static_cast<const float*>(p.a.ptr) + r0, p.a.ld, 0, p.k, q.m, 1, dst, copy_ld(p), env.stream);
+      q.a = {dst, copy_ld(p), 0, true};
+      q.d = static_cast<float*>(p.d) + r0 * p.ldd;
+      if (p.c) q.c = static_cast<const float*>(p.c) + r0 * p.ldc;
+      if (p.bias_kind == BiasKind::per_row)
+        q.bias = static_cast<const unsigned char*>(p.bias) + std::size_t(r0) * size_of(p.bias_type);
+      Tf32Plan plan = make_plan(q, c, *env.device, 0);  // no stream-K tail: the workspace holds the slice
+      e->launch(q, c, env, plan);
+    }
+    return;
+  }
   Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
   Problem q = p;
   const std::size_t copy = copy_bytes(p);

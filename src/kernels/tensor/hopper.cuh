@@ -356,14 +356,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // at a time (rows r and r + 8, columns c and c + 1), so that only the accumulators are live. (Applied
   // inside box_pair instead, while the deferred boxes fill, it kept 16-bit D's 64 held registers, the
   // accumulators and the bias values live together, and ptxas spilled a kilobyte.)
+  // Two bias values per accumulator group (columns c and c + 1, or rows r and r + 8, each shared
+  // by the group's other pair), their offsets in 32 bits from the item's bias: the epilogue runs
+  // while the tensor cores wait, on two warps per scheduler, so its instruction count is its time.
   auto fuse_in_place = [&](const epi::Scalars& scal, int row0, int col0, int item) {
+    const int kind = args.epi.bias_kind;
+    const bool per_col = kind == epi::kPerColumn, f32_bias = args.epi.bias_f32 != 0;
+    const std::int64_t item_offset = std::int64_t(item) * args.epi.bias_stride;
+    const float* bias32 = static_cast<const float*>(args.epi.bias) + (f32_bias ? item_offset : 0);
+    const OutT* bias16 = static_cast<const OutT*>(args.epi.bias) + (f32_bias ? 0 : item_offset);
+    auto bias_load = [&](int i) { return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i)); };
 #pragma unroll
     for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
       const int rb = grp / (BN / 8), j = grp % (BN / 8);
       const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+      float b0 = 0.0f, b1 = 0.0f;
+      if (kind != epi::kNoBias) {
+        b0 = bias_load(per_col ? c : r);
+        b1 = bias_load(per_col ? c + 1 : r + 8);
+      }
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
-        const float bias = epi::bias_at<OutT>(args.epi, item, r + 8 * (i / 2), c + i % 2);
+        const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
         d[4 * grp + i] = epi::activate(scal.alpha * d[4 * grp + i] + bias, args.epi.act);
       }
     }
