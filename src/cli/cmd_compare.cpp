@@ -67,6 +67,20 @@ void run_compare(const CompareCliOptions& o) {
       c.rows.size(), c.count(Change::faster), c.count(Change::slower), c.count(Change::within_noise),
       c.count(Change::now_failing), c.count(Change::now_passing), c.count(Change::not_comparable), c.only_a.size(),
       c.only_b.size());
+  // Name what could not be paired, and why: the key (kernel, parameters, precision, output, shape)
+  // has no twin in the other file.
+  auto unpaired = [&](const std::vector<nlohmann::json>& only, const std::string& here, const std::string& there) {
+    if (only.empty()) return;
+    std::cout << fmt::format("\nonly in {} ({} has no run of the same kernel, parameters, precision, output, shape, L2 mode and inputs):\n",
+                             here, there);
+    Table u({"kernel", "params", "precision", "output", "shape", "L2", "status"});
+    for (const nlohmann::json& r : only)
+      u.add({r.value("kernel", ""), r.value("params", ""), r.value("precision", ""), r.value("output", ""), shape_of(r),
+             r.value("l2", ""), r.value("status", "")});
+    u.print(std::cout);
+  };
+  unpaired(c.only_a, "A", "B");
+  unpaired(c.only_b, "B", "A");
   if (c.rows.empty()) throw Error(fmt::format("{} and {} have no configuration in common", o.a, o.b));
   if (o.fail_on_regression && c.regressions() > 0)
     throw Error(fmt::format("{} regressions (slower beyond the noise, or failing verification) in {} against {}",

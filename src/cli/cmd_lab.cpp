@@ -78,11 +78,29 @@ void run_lab(const LabOptions& o) {
     for (const Kernel* k : kernels) {
       const KernelInfo& info = k->info();
       const Params params = resolve_params(*k, {});
-      if (info.min_cc > lab.device().cc() || k->reject(shape, params, lab.device())) continue;
+      // A kernel that cannot take this shape, device or output type gets a row that says why.
+      auto not_run = [&](const std::string& why) {
+        std::vector<std::string> row{info.id, params_to_string(params), "-", "-", "-"};
+        if (o.interleave) row.push_back("-");
+        row.push_back("-");
+        row.push_back(why);
+        t.add(row);
+      };
       const DType out = output_for(info.precision);
-      if (std::find(info.outputs.begin(), info.outputs.end(), out) == info.outputs.end()) continue;
+      if (info.min_cc > lab.device().cc()) {
+        not_run(fmt::format("rejected: needs compute capability {}.{}", info.min_cc / 10, info.min_cc % 10));
+        continue;
+      }
+      if (const auto why = k->reject(shape, params, lab.device())) {
+        not_run("rejected: " + *why);
+        continue;
+      }
+      if (std::find(info.outputs.begin(), info.outputs.end(), out) == info.outputs.end()) {
+        not_run(fmt::format("rejected: no {} output", dtype_name(out)));
+        continue;
+      }
       if (info.slow && std::max({shape.m, shape.n, shape.k}) > o.slow_limit) {
-        t.add({info.id, params_to_string(params), "-", "-", "-", "-", fmt::format("skipped: slow by design above {}", o.slow_limit)});
+        not_run(fmt::format("skipped: slow by design above {}", o.slow_limit));
         continue;
       }
       RunSpec s = base;

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "cli/present.hpp"
 #include "core/error.hpp"
 #include "results/record.hpp"
 #include "results/table.hpp"
@@ -25,6 +26,7 @@ void run_study(const StudyCliOptions& o) {
   if (o.list || o.name.empty()) {
     Table t({"study", "title", "grid"});
     for (const auto& s : reg.studies()) t.add({s->name(), s->title(), s->grid()});
+    t.fit_to(terminal_columns());
     t.print(std::cout);
     if (!o.list) throw Error("give a study name (see the list above)");
     return;

@@ -1,6 +1,10 @@
 #include "cli/present.hpp"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -8,6 +12,19 @@
 #include "kernels/registry.hpp"
 
 namespace gemmlab::cli {
+
+std::size_t terminal_columns() {
+  if (isatty(STDOUT_FILENO)) {
+    winsize ws{};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (const char* c = std::getenv("COLUMNS")) {
+      const long n = std::strtol(c, nullptr, 10);
+      if (n >= 40) return std::size_t(n);
+    }
+  }
+  return 100;
+}
+
 
 std::string fmt_ms(double ms) {
   if (ms >= 100) return fmt::format("{:.1f}", ms);

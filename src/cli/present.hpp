@@ -12,6 +12,9 @@
 
 namespace gemmlab::cli {
 
+// Columns of the terminal on stdout (its window size, else $COLUMNS), 100 when stdout is not one.
+std::size_t terminal_columns();
+
 std::string fmt_ms(double ms);         // 3 significant digits, no exponent for ordinary values
 std::string fmt_gflops(double g);
 std::string fmt_percent(double ratio); // 0.953 -> "95.3%"

@@ -12,6 +12,9 @@ class Table {
   explicit Table(std::vector<std::string> header) : header_(std::move(header)) {}
   void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
   void add_separator() { rows_.push_back({}); }
+  // Print at most `columns` characters a line: the widest text columns are cut (ending in "~")
+  // until the table fits; numbers are never cut. 0: no limit (the default).
+  void fit_to(std::size_t columns) { max_width_ = columns; }
   void print(std::ostream& os) const;
   std::string str() const;
   bool empty() const { return rows_.empty(); }
@@ -19,6 +22,7 @@ class Table {
  private:
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;  // an empty row is a separator line
+  std::size_t max_width_ = 0;
 };
 
 }  // namespace gemmlab

@@ -1,5 +1,6 @@
 // The command-line tool as a user meets it: bad input gets one clear line and a non-zero exit.
 // These run without a GPU; where one exists, the "no GPU" case is skipped.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -30,8 +31,55 @@ TEST(Cli, ListWorksWithoutAGpu) {
 
 TEST(Cli, HelpAndMissingSubcommand) {
   EXPECT_EQ(run_cli("--help").status, 0);
-  EXPECT_NE(run_cli("").status, 0);
-  expect_clean_failure("frobnicate", "subcommand");
+  const CliOutcome help = run_cli("help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("explain"), std::string::npos) << help.output;
+  const CliOutcome run_help = run_cli("help run");
+  EXPECT_EQ(run_help.status, 0);
+  EXPECT_NE(run_help.output.find("--kernel"), std::string::npos) << run_help.output;
+  const CliOutcome bare = run_cli("");
+  EXPECT_EQ(bare.status, 1);
+  EXPECT_NE(bare.output.find("gemmlab: error: a command is required"), std::string::npos) << bare.output;
+  expect_clean_failure("frobnicate", "gemmlab: error: unknown command 'frobnicate'");
+  expect_clean_failure("help frobnicate", "gemmlab: error: unknown command 'frobnicate'");
+  const CliOutcome version = run_cli("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_NE(version.output.find("gemmlab 0."), std::string::npos) << version.output;
+}
+
+// Every error, the argument parser's included, is one "gemmlab: error:" line and exit status 1.
+TEST(Cli, ParserErrorsAreOneLineWithStatusOne) {
+  for (const char* args : {"run --no-such-option", "list --family", "run --kernel seed.naive --size 64 extra",
+                           "lab --iters many", "list --family bogus"}) {
+    const CliOutcome o = run_cli(args);
+    SCOPED_TRACE(std::string("gemmlab ") + args + "\n" + o.output);
+    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(o.output.rfind("gemmlab: error: ", 0), 0u);
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1);
+  }
+}
+
+TEST(Cli, ListFitsAHundredColumnsAndDetailsOneKernel) {
+  for (const char* args : {"list", "study --list"}) {
+    const CliOutcome o = run_cli(args);  // not a terminal: 100 columns
+    EXPECT_EQ(o.status, 0) << o.output;
+    std::size_t start = 0, widest = 0;
+    while (start < o.output.size()) {
+      std::size_t end = o.output.find('\n', start);
+      if (end == std::string::npos) end = o.output.size();
+      std::size_t w = 0;  // code points, not bytes
+      for (std::size_t i = start; i < end; ++i) w += (static_cast<unsigned char>(o.output[i]) & 0xC0) != 0x80;
+      widest = std::max(widest, w);
+      start = end + 1;
+    }
+    EXPECT_LE(widest, 100u) << args << "\n" << o.output;
+  }
+  const CliOutcome one = run_cli("list fp32.raster");
+  EXPECT_EQ(one.status, 0) << one.output;
+  for (const char* what : {"fp32.raster", "parameters", "allowed", "origin", "shapes"})
+    EXPECT_NE(one.output.find(what), std::string::npos) << what << "\n" << one.output;
+  expect_clean_failure("list fp32.rastr", "unknown kernel");
+  expect_clean_failure("list --family bogus", "unknown family 'bogus'");
 }
 
 TEST(Cli, SizeZero) { expect_clean_failure("run --kernel seed.naive --size 0", "at least 1"); }
