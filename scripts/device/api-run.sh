@@ -5,13 +5,13 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests examples explain bench torch sanitize tune lab" (default: all but tune and lab)
+#   STEPS="build tests retests examples explain bench torch sanitize tune lab" (default: all but retests, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
 #   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
 #
-# Prebuilt: with PREBUILT=path/to/build.tgz (made here by scripts/device/pack-prebuilt, which
-# builds on this machine so that the device's minutes go to running, not compiling) the build step
-# unpacks it instead. Its paths are those of the machine that built it; the archive records that
+# Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
+# without a GPU, so that the device's minutes go to running, not compiling) the build step
+# unpacks it instead; `retests` then reruns the GPU tests that needed the CLI of a later archive. Its paths are those of the machine that built it; the archive records that
 # root and this script links it to this checkout.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,13 +29,16 @@ if want build; then
   t0=$SECONDS
   if [ -n "${PREBUILT:-}" ]; then
     root=$(tar xzf "$PREBUILT" -O prebuilt-root.txt)
-    if [ "$root" != "$PWD" ]; then
+    if [ "$(readlink -f "$root")" != "$(readlink -f "$PWD")" ]; then
       [ -e "$root" ] && { echo "the prebuilt tree's root $root exists and is not this checkout" >&2; exit 1; }
       mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"
     fi
     tar xzf "$PREBUILT" --exclude prebuilt-root.txt || { note build "unpacking $PREBUILT FAILED"; printf '%s\n' "${summary[@]}"; exit 1; }
     [ -d build/prebuilt-lib ] && export LD_LIBRARY_PATH=$PWD/build/prebuilt-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    cp build/resources.txt "$out/resources.txt" 2>/dev/null
+    # The CLI links every kernel, the library's and the lab's.
+    if [ -f build/gemmlab ] && [ ! -f build/resources-read ]; then
+      cuobjdump --dump-resource-usage build/gemmlab >"$out/resources.txt" 2>&1 && touch build/resources-read
+    fi
     note build "prebuilt ($(cat build/prebuilt-commit.txt 2>/dev/null), built at $root; $((SECONDS - t0)) s)"
   elif scripts/build >"$out/build.log" 2>&1; then
     note build "ok ($((SECONDS - t0)) s)"
@@ -59,6 +62,18 @@ if want tests; then
   [ $rc -eq 124 ] && res="time cap reached after $(grep -c "Passed" "$out/gpu-tests.log") passed"
   note "GPU tests" "$res ($((SECONDS - t0)) s)"
   if [ $rc -ne 0 ]; then status=1; grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|error" "$out/gpu-tests.log" | head -40; fi
+fi
+
+if want retests; then
+  # With PREBUILT archives the GPU tests ran before the CLI was unpacked: the tests that run the CLI
+  # failed then, and run again now (all of those tests when this machine kept no record).
+  t0=$SECONDS
+  if [ -s build/Testing/Temporary/LastTestsFailed.log ]; then sel=(--rerun-failed); else
+    sel=(-R "LabCli|SweepGpu|Transfer|OccupancyOnGpu|PeakOnGpu|ProfileOnGpu"); fi
+  (cd build && timeout "${CAP_TESTS:-150}" ctest -L gpu "${sel[@]}" --output-on-failure --timeout 300 -j 4 >"$out/gpu-retests.log" 2>&1)
+  rc=$?
+  note "GPU tests needing the CLI" "$(grep -E "tests passed|tests failed|No tests were found" "$out/gpu-retests.log" | tail -1) ($((SECONDS - t0)) s)"
+  if [ $rc -ne 0 ]; then status=1; grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|error" "$out/gpu-retests.log" | head -30; fi
 fi
 
 if want examples; then
@@ -113,11 +128,11 @@ if want sanitize; then
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     f=$filter; [ "$tool" = racecheck ] && f=$race_filter
     ( timeout "${CAP_SANITIZE:-240}" compute-sanitizer --tool "$tool" --error-exitcode 99 build/tests/gemmlab_gpu_tests \
-        --gtest_filter="$f" >"$out/sanitize-$tool.log" 2>&1; echo $? >"$out/sanitize-$tool.rc" ) &
+        --gtest_filter="$f" >"$out/sanitize-$tool.log" 2>&1; echo $? >"/tmp/sanitize-$tool.rc" ) &
   done
   wait
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    rc=$(cat "$out/sanitize-$tool.rc")
+    rc=$(cat "/tmp/sanitize-$tool.rc")
     ran=$(grep -c "^\[       OK \]" "$out/sanitize-$tool.log")
     if [ "$rc" -eq 0 ]; then note "sanitizer $tool (API)" "clean ($ran tests)"; elif [ "$rc" -eq 124 ]; then
       errs=$(grep -cE "^========= (Invalid|Race|Barrier|Uninitialized|Error)" "$out/sanitize-$tool.log")
