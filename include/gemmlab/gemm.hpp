@@ -131,7 +131,10 @@ struct Plan {
 GEMMLAB_API void gemm(const Context& ctx, const Gemm& problem, Stream stream = nullptr, Workspace* workspace = nullptr);
 GEMMLAB_API void gemm(const Context& ctx, const GroupedGemm& problem, Stream stream = nullptr, Workspace* workspace = nullptr);
 
-// The plan gemm() would follow for this problem (validated the same way; nothing is launched).
+// The plan gemm() would follow for this problem: every argument is validated as gemm() validates
+// it, but the memory the pointers name is not examined (plan() never touches it, so a problem
+// can be planned before its buffers exist, with placeholder addresses, as `gemmlab explain` does);
+// gemm() also refuses memory the GPU cannot read. Nothing is launched.
 GEMMLAB_API Plan plan(const Context& ctx, const Gemm& problem, const Workspace* workspace = nullptr);
 GEMMLAB_API Plan plan(const Context& ctx, const GroupedGemm& problem, const Workspace* workspace = nullptr);
 

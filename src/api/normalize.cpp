@@ -82,6 +82,21 @@ Span span_of(const void* p, DataType t, std::int64_t rows, std::int64_t cols, st
   return {lo, lo + std::uintptr_t(span_elements(rows, cols, ld, batch, stride)) * size_of(t)};
 }
 
+// Whether two items of a strided batch share an element: items of `rows` stored lines of `cols`
+// elements, `ld` apart, and `stride` elements between consecutive items (stride > 0). Items may
+// interleave without touching (ld = 2 cols, stride = cols); only an item t apart whose offset
+// q * ld + r lands an element on another's (column r < cols, or wrapping into the next line) does.
+bool items_overlap(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t batch, std::int64_t stride) {
+  const std::int64_t extent = (rows - 1) * ld + cols;
+  // Every t with t * stride < extent, at most a million (beyond that the items are disjoint in
+  // any layout a caller can allocate: stride * 1e6 < extent needs extent > 1e6 * stride).
+  for (std::int64_t t = 1; t < batch && t <= 1000000 && t * stride < extent; ++t) {
+    const std::int64_t o = t * stride, q = o / ld, r = o % ld;
+    if ((q < rows && r < cols) || (q + 1 < rows && r > ld - cols)) return true;
+  }
+  return false;
+}
+
 void check_scalar(const Scalar& s, const std::string& name) {
   if (s.device && reinterpret_cast<std::uintptr_t>(s.device) % alignof(float) != 0)
     invalid(name + ".device", "is not aligned to 4 bytes");
@@ -107,7 +122,7 @@ void check_types(DataType ab, DataType b_type, DataType cd, Compute compute) {
 // What gemm and grouped gemm share: C, D, the scalars, the epilogue and the modes. rows_d is m
 // (or the grouped total); `batch` items (1 for grouped). Fills the row-major C/D fields of p.
 void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha, const Scalar& beta,
-            const Epilogue& e, Determinism det, std::int64_t batch, bool grouped) {
+            const Epilogue& e, Determinism det, std::int64_t batch, bool grouped, std::int64_t bias_groups = 1) {
   check_enum(valid(d.order), "d.order", int(d.order));
   check_enum(det <= Determinism::fast, "determinism", int(det));
   if (!d.data) invalid("d.data", "is null");
@@ -130,6 +145,14 @@ void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha
     invalid("d.order", "grouped GEMM writes a row-major D (the groups are row ranges)");
   const Span d_span = span_of(d.data, d.type, d.order == Order::row_major ? m : n, d.order == Order::row_major ? n : m,
                               p.ldd, batch, d.batch_stride);
+  // Items of D that share memory would race for it: a silent wrong answer, so refused.
+  if (batch > 1 && items_overlap(d.order == Order::row_major ? m : n, d.order == Order::row_major ? n : m, p.ldd, batch,
+                                 d.batch_stride))
+    invalid("d.batch_stride", fmt::format("{} makes batch items of D share memory (one item spans {} elements with "
+                                          "ld = {}); items must not overlap",
+                                          d.batch_stride, (d.order == Order::row_major ? m - 1 : n - 1) * p.ldd +
+                                                              (d.order == Order::row_major ? n : m),
+                                          p.ldd));
 
   if (p.reads_c()) {
     check_enum(valid(c.order), "c.order", int(c.order));
@@ -175,7 +198,8 @@ void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha
     p.bias_type = bt;
     p.bias_stride = e.bias_batch_stride;
     const std::int64_t len = e.bias_kind == BiasKind::per_row ? m : n;
-    const Span b_span = span_of(e.bias, bt, 1, len, len, grouped ? 1 : batch, e.bias_batch_stride);
+    // A grouped call's per-column bias has one vector per group (`bias_groups`, the group count).
+    const Span b_span = span_of(e.bias, bt, 1, len, len, grouped ? bias_groups : batch, e.bias_batch_stride);
     if (b_span.overlaps(d_span)) invalid("epilogue.bias", "overlaps D");
   }
 }
@@ -274,7 +298,7 @@ Problem normalize(const GroupedGemm& g) {
   if (g.d.batch_stride != 0) invalid("d.batch_stride", "grouped GEMM stacks the groups' rows of D: the stride must be 0");
   const std::int64_t saved_m = p.m;
   p.m = rows;
-  common(p, g.c, g.d, g.alpha, g.beta, g.epilogue, g.determinism, 1, true);
+  common(p, g.c, g.d, g.alpha, g.beta, g.epilogue, g.determinism, 1, true, std::max<std::int64_t>(1, g.groups));
   p.m = saved_m;
   if (p.reads_c() && g.c.batch_stride != 0)
     invalid("c.batch_stride", "grouped GEMM stacks the groups' rows of C: the stride must be 0");

@@ -460,14 +460,23 @@ TEST(ApiValidation, BiasTypeDefaultsToDsAndStrideIsKept) {
   EXPECT_EQ(p.a.stride, 0) << "batch_stride 0 broadcasts A";
 }
 
-// Surprising (disabled until the API decides): batch items of D that overlap each other
-// (d.batch_stride smaller than one item's extent) are accepted today, although the items then
-// race for the same memory; C overlapping D is refused, D overlapping itself is not.
-TEST(ApiValidation, DISABLED_OverlappingItemsOfDAreRefused) {
+// Batch items of D that share memory would race for it: refused. Items that interleave without
+// sharing an element (rows of item 1 between the rows of item 0) are a valid layout.
+TEST(ApiValidation, OverlappingItemsOfDAreRefused) {
   Gemm g = valid();
   g.batch = 2;
   g.d.batch_stride = 1;
   expect_invalid(g, "d.batch_stride", "D items one element apart");
+  g.d.batch_stride = g.n * (g.m - 1);  // item 1 starts on item 0's last row
+  expect_invalid(g, "d.batch_stride", "item 1 starts on item 0's last row");
+  g.d.ld = 2 * g.n;  // rows 2n apart: item 1 at offset n fills the gaps
+  g.d.batch_stride = g.n;
+  EXPECT_NO_THROW((void)normalize(g));
+  g.batch = 3;  // item 2 at offset 2n = ld lands on item 0's second row
+  expect_invalid(g, "d.batch_stride", "item 2 lands on item 0's second row");
+  g.batch = 2;
+  g.d.batch_stride = g.n + 1;  // item 1's first row reaches into item 0's second row
+  expect_invalid(g, "d.batch_stride", "wrapping into the next row");
 }
 
 TEST(ApiValidation, GroupedCallsAreNormalised) {
@@ -530,10 +539,8 @@ TEST(ApiValidation, EveryGroupedRefusalNamesItsArgument) {
   }
 }
 
-// Surprising (disabled until normalize.cpp changes): the overlap check of a grouped call's
-// per-column bias covers the first group's vector only (span_of(..., grouped ? 1 : batch, ...)),
-// so a later group's bias vector lying inside D is accepted.
-TEST(ApiValidation, DISABLED_GroupedBiasOfALaterGroupOverlappingDIsRefused) {
+// The overlap check of a grouped call's per-column bias covers every group's vector.
+TEST(ApiValidation, GroupedBiasOfALaterGroupOverlappingDIsRefused) {
   GroupedGemm g = valid_grouped();
   g.epilogue.bias_kind = BiasKind::per_column;
   g.epilogue.bias = at(kD - 16 * 4);  // vectors at elements -16, -8 and 0 (inside D) of D
