@@ -121,7 +121,7 @@ struct PipelinedConfig {
   static constexpr bool kStreamK = TAIL;
   static_assert(!TAIL || (TM == 16 && kThreads >= 256), "the stream-K tail is for one-block-per-SM configurations");
   // Three choices of multiply_tile's inner loop, all made by measurement on the H100
-  // (docs/results/h100/experiments-2026-11-22i/ and -22j/, docs/kernels/fp32-ladder.md). All change
+  // (docs/kernels/fp32-ladder.md, "Register banks and the inner loop"). All change
   // which registers ptxas assigns, and FMAs whose register-file reads fall in one bank (all even or
   // all odd, none from the reuse cache) are what these loops lose time to:
   // - kCrossBarrier: tile t + 1's barrier and first fragment loads before the last k of tile t.
@@ -333,13 +333,14 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
         // The FMA order with kPermutedOrder: columns in a fixed order (n ^ 1 in step n), and a fixed
         // permutation of the rows. It was chosen among several hundred orders by the register-file read
         // cycles they compiled to (an FMA whose register-file reads fall in one bank costs one cycle
-        // more per extra read; scripts/device/ffma_banks.py): 352 extra cycles per k tile against 415
-        // in plain order, and 2.5% faster at 4096^3 and 8192^3 on the H100
-        // (docs/results/h100/experiments-2026-11-22j/). The arrays are local on purpose: the same order
-        // through a constexpr function compiled to 364. Other configurations keep the plain order.
+        // more per extra read; scripts/device/ffma_banks.py): fewer extra cycles per k tile than the
+        // plain order, and faster on the H100 (docs/kernels/fp32-ladder.md, "Register-file read
+        // cycles and a searched FMA order"). The arrays are local on purpose: the same order
+        // through a constexpr function compiled to more extra cycles. Other configurations keep the
+        // plain order.
         // The stream-K tail kernel (kInTail) has an order of its own: compiled there, the one above
         // had ptxas issue six shared loads back to back in most k steps instead of spreading them
-        // between the FMAs, and the tail ran 4% slower (docs/results/h100/experiments-2026-11-22k/).
+        // between the FMAs, and the tail ran slower (docs/kernels/fp32-ladder.md, section 8).
 #pragma unroll
         for (int n = 0; n < 8; ++n) {
 #pragma unroll

@@ -338,8 +338,8 @@ namespace {
 SimtConfig config_of(const ModelTile& t, int splits) {
   SimtConfig c;
   c.tile_m = t.tile_m, c.tile_n = t.tile_n, c.thread_m = t.thread_m, c.stages = t.stages;
-  // Raster groups of 32 tile rows for 128x256 tiles: 1.3% faster than 8 at 8192^3 on the H100, the
-  // same within noise at the suite's other large shapes (docs/results/h100/experiments-2026-11-22k/groups.txt).
+  // Raster groups of 32 tile rows for 128x256 tiles: measured faster than 8 at 8192^3 on the H100 and
+  // the same within noise at the suite's other large shapes (docs/kernels/fp32-ladder.md, section 9, "Raster group 32").
   c.group_m = t.tile_n == 256 ? 32 : 8;
   c.splits = splits;
   c.stream_k = splits == 1 ? int(TailMode::when_faster) : 0;
