@@ -35,29 +35,39 @@ def typed_cell(text):
         return text
 
 
+def read_json(path, label):
+    """A JSON file's value; any failure is one ReportError that starts with `label`."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise ReportError(f"{label}: cannot read ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ReportError(f"{label}: not a text file (not UTF-8)") from None
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{label}: not valid JSON ({e})") from None
+
+
 def load_results(path):
     """(context or None, list of records) from a gemmlab JSON or CSV results file."""
     if not os.path.isfile(path):
         raise ReportError(f"{path}: no such file")
-    try:
-        if path.endswith(".csv"):
+    if path.endswith(".csv"):
+        try:
             with open(path, newline="", encoding="utf-8") as f:
                 reader = csv.DictReader(f, strict=True)
                 if not reader.fieldnames or reader.fieldnames[0] != "kernel":
                     raise ReportError(f"{path}: not a gemmlab results CSV (the first column must be 'kernel')")
                 records = [{k: typed_cell(v) for k, v in row.items() if k and isinstance(v, str) and v != ""}
                            for row in reader]
-            return None, records
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{path}: not a text file (not UTF-8)") from None
-    except csv.Error as e:
-        raise ReportError(f"{path}: not a valid CSV file ({e})") from None
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: not valid JSON ({e})") from None
+        except OSError as e:
+            raise ReportError(f"{path}: cannot read ({e.strerror})") from None
+        except UnicodeDecodeError:
+            raise ReportError(f"{path}: not a text file (not UTF-8)") from None
+        except csv.Error as e:
+            raise ReportError(f"{path}: not a valid CSV file ({e})") from None
+        return None, records
+    data = read_json(path, path)
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         hint = " (a peaks file: pass it with --peaks)" if isinstance(data, dict) and "peaks" in data else ""
         raise ReportError(f'{path}: not a gemmlab results file (no "results" array){hint}')

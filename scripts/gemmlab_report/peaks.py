@@ -6,9 +6,9 @@ The peaks file is JSON with the values at the top level or under "peaks" (what `
 mma_<precision>_tflops (the mma.sync microbenchmark), datasheet_<precision>_tflops, dram_gbs.
 """
 
-import json
 
 from .errors import ReportError
+from .loading import read_json
 from .style import PRECISIONS, number
 
 # Dense tensor-core rates from NVIDIA's datasheets, as src/analysis/gpu_specs.cpp has them (BF16
@@ -38,15 +38,7 @@ def load_peaks(path, sources):
     """{"source", "dram_gbs", "compute": [(name, tflops), ...]} from --peaks FILE, else from the
     first context with theoretical peaks, else None."""
     if path:
-        try:
-            with open(path, encoding="utf-8") as f:
-                p = json.load(f)
-        except OSError as e:
-            raise ReportError(f"--peaks {path}: cannot read ({e.strerror})") from None
-        except UnicodeDecodeError:
-            raise ReportError(f"--peaks {path}: not a text file (not UTF-8)") from None
-        except json.JSONDecodeError as e:
-            raise ReportError(f"--peaks {path}: not valid JSON ({e})") from None
+        p = read_json(path, f"--peaks {path}")
         if isinstance(p, dict) and isinstance(p.get("peaks"), dict):
             p = p["peaks"]
         if not isinstance(p, dict):

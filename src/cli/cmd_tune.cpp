@@ -165,26 +165,6 @@ void tune_table(const TuneOptions& o) {
   table.match = device_match(lab.device().name);
   table.commit = git_commit();
   const TimingPlan plan{2, 15, 1.0, false};
-  // One run between two events (the checked run of each candidate).
-  struct OnceTimer {
-    cudaEvent_t a = nullptr, b = nullptr;
-    OnceTimer() {
-      GEMMLAB_CUDA(cudaEventCreate(&a));
-      GEMMLAB_CUDA(cudaEventCreate(&b));
-    }
-    ~OnceTimer() {
-      cudaEventDestroy(a);
-      cudaEventDestroy(b);
-    }
-    void start(cudaStream_t st) { GEMMLAB_CUDA(cudaEventRecord(a, st)); }
-    double stop(cudaStream_t st) {
-      GEMMLAB_CUDA(cudaEventRecord(b, st));
-      GEMMLAB_CUDA(cudaEventSynchronize(b));
-      float ms = 0;
-      GEMMLAB_CUDA(cudaEventElapsedTime(&ms, a, b));
-      return ms;
-    }
-  } check_run_timer;
   Table shown({"types", "layout", "shape", "candidates", "fastest", "ms", "model's pick ms", "cuBLAS ms", "vs cuBLAS"});
   for (const TableClass& tc : table_classes(o.precisions)) {
     for (const GridShape& sh : kTableGrid) {
@@ -218,18 +198,21 @@ void tune_table(const TuneOptions& o) {
       // The model's pick first, so that a candidate whose checked run alone takes over twice the
       // best median (the generic kernel on a large problem) is checked but not timed.
       std::vector<const detail::Choice*> order;
+      const detail::Choice* model_candidate = nullptr;
       for (const detail::Choice& c : choices) {
         const Plan cp = detail::describe(c, p);
-        if (cp.kernel == model_plan.kernel && cp.config == model_plan.config) order.insert(order.begin(), &c);
-        else order.push_back(&c);
+        if (!model_candidate && cp.kernel == model_plan.kernel && cp.config == model_plan.config) {
+          model_candidate = &c;
+          order.insert(order.begin(), &c);
+        } else {
+          order.push_back(&c);
+        }
       }
       for (const detail::Choice* cptr : order) {
         const detail::Choice& c = *cptr;
         auto run = [&] { detail::execute(c, p, env); };
         d.poison(s);
-        check_run_timer.start(s);
-        run();
-        const double once_ms = check_run_timer.stop(s);
+        const double once_ms = time_once(lab, run);
         const apiref::OutputCheck check = apiref::check_output(d, ref, tol, s);
         const Plan cp = detail::describe(c, p);
         if (!check.passed())
@@ -237,7 +220,7 @@ void tune_table(const TuneOptions& o) {
                                   g.n, g.k, cp.kernel, cp.config, check.summary()));
         if (best && once_ms > 2 * best_ms) continue;
         const double ms = time_runs(lab, plan, run).ms.median;
-        if (cp.kernel == model_plan.kernel && cp.config == model_plan.config) model_ms = ms;
+        if (cptr == model_candidate) model_ms = ms;
         if (!best || ms < best_ms) best = &c, best_ms = ms;
       }
       const anchor::Anchor anc = anchor::cublas_for(lab, g);

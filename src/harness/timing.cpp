@@ -34,6 +34,15 @@ double elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
 
 }  // namespace
 
+double time_once(Lab& lab, const std::function<void()>& run) {
+  Events e(2);
+  GEMMLAB_CUDA(cudaEventRecord(e[0], lab.stream()));
+  run();
+  GEMMLAB_CUDA(cudaEventRecord(e[1], lab.stream()));
+  GEMMLAB_CUDA(cudaEventSynchronize(e[1]));
+  return elapsed_ms(e[0], e[1]);
+}
+
 Timing time_runs(Lab& lab, const TimingPlan& plan, const std::function<void()>& run,
                  const std::function<void()>& prepare) {
   return time_interleaved(lab, plan, {run}, {prepare}).front();

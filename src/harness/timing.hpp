@@ -30,6 +30,9 @@ struct Timing {
 Timing time_runs(Lab& lab, const TimingPlan& plan, const std::function<void()>& run,
                  const std::function<void()>& prepare = {});
 
+// One run between two events, synchronised: its time in ms (a quick estimate, not a measurement).
+double time_once(Lab& lab, const std::function<void()>& run);
+
 // Several runs timed alternately: warm-up rounds, then `iters` rounds of run 0, run 1, ..., each
 // run between its own events. max_seconds caps the timed time of a whole round. prepares[i] (may
 // be empty) runs before every run i, outside the events. Returns one Timing per run.
