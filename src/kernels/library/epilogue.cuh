@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -37,17 +38,44 @@ template <> __device__ __forceinline__ float from_f32<float>(float x) { return x
 template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 template <> __device__ __forceinline__ __half from_f32<__half>(float x) { return __float2half_rn(x); }
 
-// GELU's tanh form through the identity 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)): one exponential
-// and one division, accurate to a few FP32 ulps (the reference evaluates the tanh form in double).
+// Activation A. GELU's tanh form goes through the identity 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)):
+// one exponential and one division, accurate to a few FP32 ulps (the reference evaluates the tanh
+// form in double).
+template <int A>
+__device__ __forceinline__ float activate(float x) {
+  if constexpr (A == kRelu) {
+    return x > 0.0f ? x : 0.0f;
+  } else if constexpr (A == kGeluTanh) {
+    const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
+    return __fdividef(x, 1.0f + __expf(-2.0f * u));
+  } else if constexpr (A == kSilu) {
+    return __fdividef(x, 1.0f + __expf(-x));
+  } else {
+    return x;
+  }
+}
+
+// The activation `act` known only at run time: for code that activates a few values per thread.
 __device__ __forceinline__ float activate(float x, int act) {
   switch (act) {
-    case kRelu: return x > 0.0f ? x : 0.0f;
-    case kGeluTanh: {
-      const float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
-      return __fdividef(x, 1.0f + __expf(-2.0f * u));
-    }
-    case kSilu: return __fdividef(x, 1.0f + __expf(-x));
+    case kRelu: return activate<kRelu>(x);
+    case kGeluTanh: return activate<kGeluTanh>(x);
+    case kSilu: return activate<kSilu>(x);
     default: return x;
+  }
+}
+
+// Calls f(std::integral_constant<int, A>{}) for the activation A = act. An epilogue that activates
+// many values per thread in unrolled code branches once, here, rather than once per value: with the
+// branch per value the code of every activation sits between the values, and a 128 x 256 tile's
+// epilogue outgrew the instruction cache (docs/kernels/tensor-ladder.md, "Fused epilogue").
+template <class F>
+__device__ __forceinline__ void with_activation(int act, F&& f) {
+  switch (act) {
+    case kRelu: f(std::integral_constant<int, kRelu>{}); break;
+    case kGeluTanh: f(std::integral_constant<int, kGeluTanh>{}); break;
+    case kSilu: f(std::integral_constant<int, kSilu>{}); break;
+    default: f(std::integral_constant<int, kNone>{});
   }
 }
 

@@ -366,21 +366,24 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const float* bias32 = static_cast<const float*>(args.epi.bias) + (f32_bias ? item_offset : 0);
     const OutT* bias16 = static_cast<const OutT*>(args.epi.bias) + (f32_bias ? 0 : item_offset);
     auto bias_load = [&](int i) { return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i)); };
+    // One unrolled pass per activation, chosen once (epi::with_activation).
+    epi::with_activation(args.epi.act, [&](auto act) {
 #pragma unroll
-    for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
-      const int rb = grp / (BN / 8), j = grp % (BN / 8);
-      const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
-      float b0 = 0.0f, b1 = 0.0f;
-      if (kind != epi::kNoBias) {
-        b0 = bias_load(per_col ? c : r);
-        b1 = bias_load(per_col ? c + 1 : r + 8);
-      }
+      for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
+        const int rb = grp / (BN / 8), j = grp % (BN / 8);
+        const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+        float b0 = 0.0f, b1 = 0.0f;
+        if (kind != epi::kNoBias) {
+          b0 = bias_load(per_col ? c : r);
+          b1 = bias_load(per_col ? c + 1 : r + 8);
+        }
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
-        d[4 * grp + i] = epi::activate(scal.alpha * d[4 * grp + i] + bias, args.epi.act);
+        for (int i = 0; i < 4; ++i) {
+          const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
+          d[4 * grp + i] = epi::activate<decltype(act)::value>(scal.alpha * d[4 * grp + i] + bias);
+        }
       }
-    }
+    });
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item

@@ -253,14 +253,16 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
     // alpha and beta are read here, per tile, rather than kept in registers through the main loop.
     const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
-    // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias and
-    // the activation.
-    auto value = [&](int i, int m, int n) {
-      float v = scal.alpha * d[i];
-      if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
-      return v;
-    };
-    if (args.tma_store && scal.beta == 0.0f) {
+    // The TMA epilogue with activation `act` (one unrolled copy per activation, chosen once:
+    // epi::with_activation).
+    auto store_tile = [&](auto act) {
+      // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias
+      // and the activation.
+      auto value = [&](int i, int m, int n) {
+        float v = scal.alpha * d[i];
+        if constexpr (FUSED) v = epi::activate<decltype(act)::value>(v + epi::bias_at<float>(args.epi, item, m, n));
+        return v;
+      };
 #pragma unroll
       for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
         unsigned char* cs = ring.begin_pass(pass);
@@ -280,6 +282,10 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
           tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
         });
       }
+    };
+    if (args.tma_store && scal.beta == 0.0f) {
+      if constexpr (FUSED) epi::with_activation(args.epi.act, store_tile);
+      else store_tile(std::integral_constant<int, epi::kNone>{});
     } else {
       float* D = args.D + std::size_t(item) * args.stride_d;
       const float* C = args.C + std::size_t(item) * args.stride_c;
