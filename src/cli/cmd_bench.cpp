@@ -10,8 +10,12 @@
 //   batched   strided batched BF16: 256 x 128^3 and 1024 x 64^3 (batch x M=N=K)
 //   grouped   grouped BF16 (mixture of experts): 8 uneven groups of 16384 rows, N=4096, K=7168, and 64
 //             groups of 8192 rows, N=2048, K=7168 (L2 flushed: memory-bound; share of the DRAM roof)
-//   epilogue  BF16 4096^3 with a fused bias + GELU against the same call without it, next to cuBLASLt's
-//             GELU_BIAS against its plain call
+//   shapes    the shape suite (sweep/suite.hpp) in each precision: auto against cuBLAS shape by
+//             shape, memory-bound shapes with the L2 flushed and their share of the DRAM roof;
+//             the geometric mean, the worst shape and the shapes under 90% per precision
+//   epilogue  4096^3 with a fused bias + GELU against the same call without it, in each precision,
+//             next to cuBLASLt's GELU_BIAS against its plain call; in BF16 also the epilogue's parts
+//             alone (bias, GELU, ReLU), each against its cuBLASLt counterpart
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -28,6 +32,7 @@
 #include "harness/timing.hpp"
 #include "reference/api_reference.hpp"
 #include "results/record.hpp"
+#include "sweep/suite.hpp"
 
 namespace gemmlab::cli {
 
@@ -42,6 +47,7 @@ struct BenchOptions {
   int iters = 30;
   std::string json;
   std::string precisions = "fp32,tf32,bf16,fp16";
+  double shape_seconds = 1.0;  // timed time per side and shape in the shapes suite
 };
 
 struct Types {
@@ -65,6 +71,7 @@ struct Row {
   bool passed = false, anchor_passed = false;
   std::string check;
   std::string plan;
+  bool cold = false;  // timed with the L2 flushed (memory-bound)
   double ratio() const { return ms > 0 ? anchor_ms / ms : 0; }
 };
 
@@ -83,7 +90,7 @@ class Bench {
   const std::vector<Row>& rows() const { return rows_; }
 
   // A dense or batched call: A, B, D (and a bias) made from layouts, filled, checked, timed.
-  Row gemm_case(const std::string& suite, const std::string& name, Gemm g, bool cold) {
+  Row gemm_case(const std::string& suite, const std::string& name, Gemm g, bool cold, double max_seconds = 10.0) {
     const cudaStream_t s = lab_.stream();
     const std::int64_t batch = g.batch;
     Layout la = apiref::batched(apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k), batch);
@@ -113,6 +120,7 @@ class Bench {
     r.bytes = double(la.span() + lb.span()) * double(size_of(g.a.type)) + double(ld.span()) * double(size_of(g.d.type));
     const Context& ctx = lab_.library();
     r.plan = describe_plan(plan(ctx, g));
+    r.cold = cold;
     auto ours = [&] { gemm(ctx, g, s); };
     d.poison(s);
     ours();
@@ -122,7 +130,7 @@ class Bench {
     const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
     r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
     r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
-    time(r, ours, anc.run, cold);
+    time(r, ours, anc.run, cold, max_seconds);
     return add(r);
   }
 
@@ -182,8 +190,9 @@ class Bench {
  private:
   static std::string describe_plan(const Plan& p) { return fmt::format("{} {}", p.kernel, p.config); }
 
-  void time(Row& r, const std::function<void()>& ours, const std::function<void()>& anchor, bool cold) {
-    TimingPlan plan{3, o_.iters, 10.0, cold};
+  void time(Row& r, const std::function<void()>& ours, const std::function<void()>& anchor, bool cold,
+            double max_seconds = 10.0) {
+    TimingPlan plan{3, o_.iters, max_seconds, cold};
     const std::vector<Timing> t = time_interleaved(lab_, plan, {ours, anchor}, {{}, {}});
     r.ms = t[0].ms.median, r.p10 = t[0].ms.p10, r.p90 = t[0].ms.p90;
     r.anchor_ms = t[1].ms.median;
@@ -244,13 +253,53 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
     if (r.suite == "layouts") {
       const auto it = nn_ms.find(r.name.substr(0, r.name.find(' ')));
       if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
-    } else if (r.suite == "grouped" && copy_gbs > 0) {
+    } else if (((r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) || (r.suite == "shapes" && r.cold)) &&
+               copy_gbs > 0) {
       note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * (r.bytes / (copy_gbs * 1e9) * 1e3) / r.ms,
                          r.bytes / (copy_gbs * 1e9) * 1e3);
     }
     t.add({r.suite, r.name, fmt_ms(r.ms), fmt::format("{}-{}", fmt_ms(r.p10), fmt_ms(r.p90)), r.anchor, fmt_ms(r.anchor_ms),
            fmt_percent(r.ratio()), fmt::format("{:.1f}", r.flops / (r.ms * 1e-3) / 1e12), note, r.check});
   }
+  t.print(std::cout);
+}
+
+// The shapes suite per precision: the geometric mean of the share of cuBLAS, the worst shape, the
+// shapes under 90%, and for the memory-bound shapes (timed with the L2 flushed) the share of the
+// DRAM roof, gemmlab's and cuBLAS's.
+void print_suite_summary(const std::vector<Row>& rows, double copy_gbs) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const Row*>> by_precision;
+  for (const Row& r : rows) {
+    if (r.suite != "shapes") continue;
+    const std::string p = r.name.substr(0, r.name.find(' '));
+    if (!by_precision.count(p)) order.push_back(p);
+    by_precision[p].push_back(&r);
+  }
+  if (order.empty()) return;
+  Table t({"precision", "shapes", "geomean", "worst", "worst shape", "under 90%", "memory-bound: roof share", "cuBLAS's"});
+  for (const std::string& p : order) {
+    const auto& v = by_precision[p];
+    double log_sum = 0;
+    const Row* worst = v.front();
+    int under = 0, cold = 0;
+    double roof = 0, anchor_roof = 0;
+    for (const Row* r : v) {
+      log_sum += std::log(r->ratio());
+      if (r->ratio() < worst->ratio()) worst = r;
+      under += r->ratio() < 0.9;
+      if (r->cold && copy_gbs > 0) {
+        const double roof_ms = r->bytes / (copy_gbs * 1e9) * 1e3;
+        roof += roof_ms / r->ms, anchor_roof += roof_ms / r->anchor_ms, ++cold;
+      }
+    }
+    const std::string shape = worst->name.substr(worst->name.find(' ') + 1);
+    t.add({p, std::to_string(v.size()), fmt_percent(std::exp(log_sum / double(v.size()))), fmt_percent(worst->ratio()), shape,
+           std::to_string(under),
+           cold ? fmt::format("{:.1f}% (mean of {})", 100.0 * roof / cold, cold) : std::string("-"),
+           cold ? fmt::format("{:.1f}%", 100.0 * anchor_roof / cold) : std::string("-")});
+  }
+  std::cout << "\nshape suite: gemmlab auto against cuBLAS, share = cuBLAS time / gemmlab time\n";
   t.print(std::cout);
 }
 
@@ -264,8 +313,8 @@ void bench(const BenchOptions& o) {
   }
   auto wants = [&](const char* s) { return std::find(o.suites.begin(), o.suites.end(), s) != o.suites.end(); };
   for (const std::string& s : o.suites)
-    if (s != "layouts" && s != "squares" && s != "batched" && s != "grouped" && s != "epilogue")
-      throw Error(fmt::format("--suite: '{}' is not one of layouts, squares, batched, grouped, epilogue", s));
+    if (s != "layouts" && s != "squares" && s != "batched" && s != "grouped" && s != "epilogue" && s != "shapes")
+      throw Error(fmt::format("--suite: '{}' is not one of layouts, squares, batched, grouped, epilogue, shapes", s));
   const std::int64_t n = o.layout_size;
   if (wants("layouts")) {
     for (const std::string& p : precisions) {
@@ -306,36 +355,72 @@ void bench(const BenchOptions& o) {
                                             c.cold ? " (L2 flushed)" : ""),
                      g, uneven_groups(c.groups, c.total), c.cold);
     }
+    // What the 8 groups' work takes as one dense GEMM (one B for all rows): the cost of grouping.
+    b.gemm_case("grouped", "bf16 dense 16384x4096x7168 NT, one B", dense(t, 16384, 4096, 7168, "NT"), false);
   }
   if (wants("epilogue")) {
-    const Types t = types_of("bf16", true);
-    b.gemm_case("epilogue", fmt::format("bf16 {}^3 plain", 4096), dense(t, 4096, 4096, 4096, "NN"), false);
-    Gemm g = dense(t, 4096, 4096, 4096, "NN");
-    g.epilogue.bias_kind = BiasKind::per_column;
-    g.epilogue.activation = Activation::gelu_tanh;
-    b.gemm_case("epilogue", fmt::format("bf16 {}^3 bias+gelu", 4096), g, false);
+    // Each precision's fused bias + GELU against its plain call; in BF16 also the parts one at a
+    // time, so that a cost can be traced to one of them.
+    struct E {
+      const char* name;
+      BiasKind bias;
+      Activation act;
+    };
+    for (const std::string& p : precisions) {
+      const Types t = types_of(p, true);
+      b.gemm_case("epilogue", fmt::format("{} {}^3 plain", t.name, 4096), dense(t, 4096, 4096, 4096, "NN"), false);
+      std::vector<E> parts{E{"bias+gelu", BiasKind::per_column, Activation::gelu_tanh}};
+      if (p == "bf16")
+        parts.insert(parts.begin(), {E{"bias", BiasKind::per_column, Activation::none}, E{"gelu", BiasKind::none, Activation::gelu_tanh},
+                                     E{"relu", BiasKind::none, Activation::relu}});
+      for (const E& e : parts) {
+        Gemm g = dense(t, 4096, 4096, 4096, "NN");
+        g.epilogue.bias_kind = e.bias;
+        g.epilogue.activation = e.act;
+        b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, 4096, e.name), g, false);
+      }
+    }
   }
-  const double copy_gbs = wants("grouped") ? b.copy_bandwidth() : 0;
+  if (wants("shapes")) {
+    // D has the operands' type, as in a model's layers (FP32 for fp32 and tf32).
+    for (const std::string& p : precisions) {
+      const Types t = types_of(p, true);
+      for (const SuiteShape& sh : shape_suite()) {
+        const Shape& x = sh.shape;
+        b.gemm_case("shapes",
+                    fmt::format("{} {}x{}x{}{} {}", t.name, x.m, x.n, x.k, sh.layout == "NN" ? "" : " " + sh.layout, sh.kind),
+                    dense(t, x.m, x.n, x.k, sh.layout), memory_bound(x), o.shape_seconds);
+      }
+    }
+  }
+  const double copy_gbs = wants("grouped") || wants("shapes") ? b.copy_bandwidth() : 0;
   std::cout << '\n';
   print_table(b.rows(), copy_gbs);
   if (copy_gbs > 0) std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write)\n", copy_gbs);
-  // The epilogue's cost: fused against plain, for gemmlab and for the anchor.
+  print_suite_summary(b.rows(), copy_gbs);
+  // The epilogue's cost: each fused variant against the plain call of its precision, for gemmlab
+  // and for the anchor.
   const auto& rows = b.rows();
-  const auto plain = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.name.find("plain") != std::string::npos; });
-  const auto fused = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.name.find("bias+gelu") != std::string::npos; });
-  if (plain != rows.end() && fused != rows.end())
-    std::cout << fmt::format("fused bias+GELU costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in "
-                             "{} ({:.4f} against {:.4f} ms)\n",
-                             100.0 * (fused->ms / plain->ms - 1), fused->ms, plain->ms,
-                             100.0 * (fused->anchor_ms / plain->anchor_ms - 1), fused->anchor, fused->anchor_ms,
-                             plain->anchor_ms);
+  auto precision_of = [](const Row& r) { return r.name.substr(0, r.name.find(' ')); };
+  for (const Row& r : rows) {
+    if (r.suite != "epilogue" || r.name.ends_with(" plain")) continue;
+    const auto plain = std::find_if(rows.begin(), rows.end(), [&](const Row& x) {
+      return x.suite == "epilogue" && x.name.ends_with(" plain") && precision_of(x) == precision_of(r);
+    });
+    if (plain == rows.end()) continue;
+    std::cout << fmt::format("{} fused {} costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in {} ({:.4f} "
+                             "against {:.4f} ms)\n",
+                             precision_of(r), r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
+                             plain->ms, 100.0 * (r.anchor_ms / plain->anchor_ms - 1), r.anchor, r.anchor_ms, plain->anchor_ms);
+  }
   if (!o.json.empty()) {
     std::vector<nlohmann::json> records;
     for (const Row& r : rows)
       records.push_back({{"suite", r.suite}, {"case", r.name}, {"plan", r.plan}, {"median_ms", r.ms}, {"p10_ms", r.p10},
                          {"p90_ms", r.p90}, {"anchor", r.anchor}, {"anchor_median_ms", r.anchor_ms},
                          {"ratio_to_anchor", r.ratio()}, {"flops", r.flops}, {"min_bytes", r.bytes},
-                         {"passed", r.passed}, {"anchor_passed", r.anchor_passed}, {"timing_order", "interleaved"}});
+                         {"passed", r.passed}, {"anchor_passed", r.anchor_passed}, {"timing_order", "interleaved"},
+                         {"l2_flushed", r.cold}});
     nlohmann::json ctx = run_context(b.lab().device(), command_line());
     if (copy_gbs > 0) ctx["copy_bandwidth_gbs"] = copy_gbs;
     write_json_file(o.json, ctx, records);
@@ -349,12 +434,16 @@ void bench(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   static BenchOptions o;
   auto* cmd = app.add_subcommand("bench", "the library's calls next to cuBLAS / cuBLASLt, case by case (layouts, "
-                                          "squares, batched, grouped, epilogue)");
-  cmd->add_option("--suite", o.suites, "suites to run (repeatable): layouts, squares, batched, grouped, epilogue")
+                                          "squares, batched, grouped, epilogue, shapes)");
+  cmd->add_option("--suite", o.suites, "suites to run (repeatable): layouts, squares, batched, grouped, epilogue, shapes (the shape "
+                                "suite: minutes; not in the default set)")
       ->capture_default_str();
   cmd->add_option("--layout-size", o.layout_size, "M = N = K of the layouts suite")->capture_default_str();
   cmd->add_option("--precisions", o.precisions, "precisions of the layouts and squares suites")->capture_default_str();
   cmd->add_option("--iters", o.iters, "timed runs of each side")->check(CLI::Range(3, 100000))->capture_default_str();
+  cmd->add_option("--shape-seconds", o.shape_seconds, "shapes suite: timed seconds per side and shape at most (3 runs at least)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
   cmd->add_option("--json", o.json, "write every case as JSON");
   cmd->callback([] { bench(o); });
 }

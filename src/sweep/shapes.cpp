@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "sweep/suite.hpp"
 
 namespace gemmlab {
 
@@ -25,6 +26,7 @@ std::int64_t parse_dimension(const std::string& s, const std::string& item) {
 }  // namespace
 
 std::vector<Shape> parse_shape_list(const std::string& text) {
+  if (text == "suite") return suite_shapes();
   std::vector<Shape> out;
   std::size_t start = 0;
   while (true) {
