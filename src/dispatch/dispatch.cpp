@@ -100,7 +100,7 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   return choose_family(
       ctx, p, Family::sm90, "sm90", &Choice::sm90, sm90_from,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
-      [&](const Sm90Config& c) { return sm90_reject(p, c, dev); },
+      [&](const Sm90Config& c) { return sm90_reject(p, c, dev, ws); },
       [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not);
 }
 
@@ -132,7 +132,7 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 std::string model_words(const Choice& c, const Problem& p) {
   switch (c.family) {
     case Family::sm90:
-      return c.sm90.tile_n == 128 ? "128x128 tiles: fewer 128x256 tiles than SMs"
+      return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
                                    : "128x256 tiles";
     case Family::sm90_tf32:
@@ -221,7 +221,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
   generic.fallback = "candidate";
   out.push_back(generic);
   for (const Sm90Config& cfg : sm90_configs()) {
-    if (sm90_reject(p, cfg, ctx.device)) continue;
+    if (sm90_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
     c.family = Family::sm90;
     c.sm90 = cfg;

@@ -81,5 +81,6 @@ void register_auto(Registry& r) {
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16})
     r.add(std::make_unique<AutoKernel>(p));
 }
+GEMMLAB_REGISTER_KERNELS(register_auto);
 
 }  // namespace gemmlab

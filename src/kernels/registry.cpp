@@ -6,17 +6,47 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "kernels/catalog.hpp"
 
 namespace gemmlab {
+
+namespace detail {
+
+// The registration functions of every kernel file, in the order the files' static initialisers ran
+// (which the registry's sort makes irrelevant). A function's static: it exists before the first
+// file registers, whatever the initialisation order of the files.
+static std::vector<RegisterKernels>& kernel_files() {
+  static std::vector<RegisterKernels> files;
+  return files;
+}
+
+bool add_kernel_file(RegisterKernels fn) {
+  kernel_files().push_back(fn);
+  return true;
+}
+
+}  // namespace detail
 
 const Registry& Registry::instance() {
   static const Registry registry = [] {
     Registry r;
-    register_all_kernels(r);
+    for (detail::RegisterKernels fn : detail::kernel_files()) fn(r);
+    r.sort();
     return r;
   }();
   return registry;
+}
+
+void Registry::sort() {
+  static const std::vector<std::string> families{"auto", "baseline", "seed", "fp32", "tensor"};
+  auto rank = [](const KernelInfo& i) {
+    const auto it = std::find(families.begin(), families.end(), i.family);
+    return std::make_pair(std::size_t(it - families.begin()), it == families.end() ? i.family : std::string());
+  };
+  std::stable_sort(kernels_.begin(), kernels_.end(), [&](const std::unique_ptr<Kernel>& a, const std::unique_ptr<Kernel>& b) {
+    const auto ra = rank(a->info()), rb = rank(b->info());
+    if (ra != rb) return ra < rb;
+    return a->info().step < b->info().step;
+  });
 }
 
 void Registry::add(std::unique_ptr<Kernel> k) {

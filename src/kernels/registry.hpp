@@ -11,7 +11,8 @@ namespace gemmlab {
 
 class Registry {
  public:
-  // All kernels, in catalogue order (family, then ladder step).
+  // All kernels, in catalogue order: family (auto, baseline, seed, fp32, tensor, then any other by
+  // name), then ladder step, then the order their file added them in.
   static const Registry& instance();
 
   const std::vector<std::unique_ptr<Kernel>>& kernels() const { return kernels_; }
@@ -26,8 +27,23 @@ class Registry {
 
  private:
   Registry() = default;
+  void sort();
   std::vector<std::unique_ptr<Kernel>> kernels_;
 };
+
+namespace detail {
+using RegisterKernels = void (*)(Registry&);
+bool add_kernel_file(RegisterKernels fn);  // GEMMLAB_REGISTER_KERNELS's
+}  // namespace detail
+
+// Registers the kernels of one file: one line at namespace scope beside the function that adds
+// them to the registry,
+//   void register_fp32_tuned(Registry& r) { r.add(std::make_unique<Tuned>()); }
+//   GEMMLAB_REGISTER_KERNELS(register_fp32_tuned);
+// Nothing else lists the kernels: every object of the lab is linked (CMakeLists.txt:
+// gemmlab_lab_linked), its registrations run before main, and Registry::instance() calls them.
+#define GEMMLAB_REGISTER_KERNELS(fn) \
+  [[maybe_unused]] static const bool gemmlab_kernel_file_##fn = ::gemmlab::detail::add_kernel_file(&fn)
 
 // Fills in defaults and checks every given parameter is declared and allowed.
 // Throws Error("kernel seed.naive: block=64 is not allowed (allowed: 8, 16, 32)").

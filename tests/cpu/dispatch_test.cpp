@@ -135,23 +135,40 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   }
 }
 
-TEST(DispatchSm90, RefusesWhatTmaCannotAddress) {
+TEST(DispatchSm90, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   const DeviceState dev = h100();
-  const Sm90Config c;
+  const Sm90Config c{128, 256, 1, 8, 0};  // no stream-K tail: the workspace is the copies alone
+  const std::size_t ws = std::size_t(1) << 26;
   Problem p = problem(DataType::bf16, DataType::f32, 256, 256, 256);
   EXPECT_EQ(p.layout_name(), std::string("NN"));
+  EXPECT_FALSE(sm90_reject(p, c, dev, 0));
+  EXPECT_EQ(sm90_workspace_bytes(p, c, dev, ws), 0u);
+  // A with 514 bytes between rows: its 256 rows of K = 256 copied into 512-byte rows.
   Problem odd = p;
-  odd.a.ld = 257;  // 514 bytes between rows
-  const auto why = sm90_reject(odd, c, dev);
+  odd.a.ld = 257;
+  const auto why = sm90_reject(odd, c, dev, 1000);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("A is not TMA-addressable"), std::string::npos) << *why;
-  EXPECT_FALSE(sm90_reject(p, c, dev));
+  EXPECT_NE(why->find("131072 bytes of workspace, the call has 1000"), std::string::npos) << *why;
+  EXPECT_FALSE(sm90_reject(odd, c, dev, ws));
+  EXPECT_EQ(sm90_workspace_bytes(odd, c, dev, ws), 131072u);
+  // B too (K x N, N-major, N = 250: rows of 500 bytes, copied into rows of 256 elements).
+  Problem both = odd;
+  both.n = 250, both.b.ld = 250, both.ldd = 250;
+  const auto why_both = sm90_reject(both, c, dev, 0);
+  ASSERT_TRUE(why_both);
+  EXPECT_NE(why_both->find("A and B are not TMA-addressable"), std::string::npos) << *why_both;
+  EXPECT_EQ(sm90_workspace_bytes(both, c, dev, ws), 2u * 131072u);
+  // A broadcast B (stride 0) is copied once, whatever the batch.
+  Problem batched = both;
+  batched.batch = 4, batched.a.stride = 256 * 257, batched.b.stride = 0, batched.stride_d = 256 * 250;
+  EXPECT_EQ(sm90_workspace_bytes(batched, c, dev, ws), 4u * 131072u + 131072u);
   Problem f32 = problem(DataType::f32, DataType::f32, 256, 256, 256);
-  ASSERT_TRUE(sm90_reject(f32, c, dev));
-  EXPECT_NE(sm90_reject(f32, c, dev)->find("bf16 and f16"), std::string::npos);
+  ASSERT_TRUE(sm90_reject(f32, c, dev, ws));
+  EXPECT_NE(sm90_reject(f32, c, dev, ws)->find("bf16 and f16"), std::string::npos);
   DeviceState a100 = dev;
   a100.cc = 80;
-  const auto old = sm90_reject(p, c, a100);
+  const auto old = sm90_reject(p, c, a100, ws);
   ASSERT_TRUE(old);
 }
 

@@ -28,6 +28,24 @@ TEST(Registry, IdsAreUniqueAndDescriptionsComplete) {
   }
 }
 
+// Kernel files register themselves (GEMMLAB_REGISTER_KERNELS): every ladder is there, in family
+// then step order, whatever order the files' registrations ran in.
+TEST(Registry, EveryFileRegistersAndTheCatalogueIsInLadderOrder) {
+  const auto& ks = Registry::instance().kernels();
+  for (const char* id : {"auto.bf16", "cublas.fp32", "seed.single_block", "seed.quadrant", "fp32.blocktile", "fp32.tuned",
+                         "tc.wmma.tf32", "tc.mma.bf16"})
+    EXPECT_NE(Registry::instance().find(id), nullptr) << id;
+  const std::vector<std::string> families{"auto", "baseline", "seed", "fp32", "tensor"};
+  for (std::size_t i = 1; i < ks.size(); ++i) {
+    const KernelInfo &a = ks[i - 1]->info(), &b = ks[i]->info();
+    const auto fa = std::find(families.begin(), families.end(), a.family) - families.begin();
+    const auto fb = std::find(families.begin(), families.end(), b.family) - families.begin();
+    EXPECT_TRUE(fa < fb || (fa == fb && a.step <= b.step)) << a.id << " before " << b.id;
+  }
+  EXPECT_EQ(ks.front()->info().id, "auto.fp32");
+  EXPECT_EQ(ks[4]->info().id, "cublas.fp32");
+}
+
 TEST(Registry, EveryPrecisionHasACublasBaseline) {
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16}) {
     const Kernel& b = Registry::instance().baseline_for(p);

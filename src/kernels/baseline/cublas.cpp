@@ -81,5 +81,6 @@ void register_cublas(Registry& r) {
   for (Precision p : {Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16})
     r.add(std::make_unique<CublasGemm>(p));
 }
+GEMMLAB_REGISTER_KERNELS(register_cublas);
 
 }  // namespace gemmlab

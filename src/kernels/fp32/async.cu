@@ -42,5 +42,6 @@ class AsyncCopy final : public fp32::PipelinedKernel {
 }  // namespace
 
 void register_fp32_async(Registry& r) { r.add(std::make_unique<AsyncCopy>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_async);
 
 }  // namespace gemmlab

@@ -106,5 +106,6 @@ class BlockTile final : public KernelBase {
 }  // namespace
 
 void register_fp32_blocktile(Registry& r) { r.add(std::make_unique<BlockTile>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_blocktile);
 
 }  // namespace gemmlab

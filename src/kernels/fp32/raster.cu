@@ -52,5 +52,6 @@ class Raster final : public fp32::PipelinedKernel {
 }  // namespace
 
 void register_fp32_raster(Registry& r) { r.add(std::make_unique<Raster>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_raster);
 
 }  // namespace gemmlab

@@ -44,5 +44,6 @@ class SplitK final : public fp32::PipelinedKernel {
 }  // namespace
 
 void register_fp32_splitk(Registry& r) { r.add(std::make_unique<SplitK>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_splitk);
 
 }  // namespace gemmlab

@@ -62,5 +62,6 @@ class StreamK final : public fp32::PipelinedKernel {
 }  // namespace
 
 void register_fp32_streamk(Registry& r) { r.add(std::make_unique<StreamK>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_streamk);
 
 }  // namespace gemmlab

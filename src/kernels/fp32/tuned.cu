@@ -53,5 +53,6 @@ class Tuned final : public fp32::PipelinedKernel {
 }  // namespace
 
 void register_fp32_tuned(Registry& r) { r.add(std::make_unique<Tuned>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_tuned);
 
 }  // namespace gemmlab

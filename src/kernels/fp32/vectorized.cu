@@ -162,5 +162,6 @@ void register_fp32_vectorized(Registry& r) {
       "reads of B and A cover contiguous 256-byte runs (2 wavefronts instead of 4).";
   r.add(std::make_unique<Vectorized<4, true>>(c));
 }
+GEMMLAB_REGISTER_KERNELS(register_fp32_vectorized);
 
 }  // namespace gemmlab

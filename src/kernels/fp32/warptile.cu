@@ -160,5 +160,6 @@ class WarpTile final : public KernelBase {
 }  // namespace
 
 void register_fp32_warptile(Registry& r) { r.add(std::make_unique<WarpTile>()); }
+GEMMLAB_REGISTER_KERNELS(register_fp32_warptile);
 
 }  // namespace gemmlab

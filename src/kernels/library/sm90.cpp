@@ -1,6 +1,8 @@
 // The library's Hopper 16-bit kernel, host side: the checks, plans and model of sm90.hpp. The
 // instantiations live in the sm90_*.sm90a.cu files, built only when sm_90 is a target
-// architecture; without them every problem is refused here.
+// architecture; without them every problem is refused here. An operand the TMA cannot address
+// (a pointer, leading dimension or batch stride that is not a 16-byte multiple: odd K or N, a
+// sub-matrix view) is first copied into the workspace with rows of a 16-byte multiple.
 #include "kernels/library/sm90.hpp"
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/sm90_table.hpp"
+#include "kernels/library/transpose.hpp"
 #include "kernels/stream_k_flags.hpp"
 #include "kernels/tensor/sm90_launch.hpp"
 #include "kernels/tensor/stream_k.hpp"
@@ -70,6 +73,38 @@ bool operand_tma_ok(const Operand& o, std::int64_t rows_k_major, std::int64_t k,
   return tc::tma_layout_ok(o.ptr, 2, o.k_major ? rows_k_major : k, o.ld, o.stride == 0 ? 1 : depth, o.stride);
 }
 
+std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+
+// The copy of one operand that the TMA cannot address: `items` matrices of rows x cols (rows of
+// the stored operand: m or n when K-major, k otherwise), into rows of ld elements.
+struct OperandCopy {
+  bool needed = false;
+  std::int64_t rows = 0, cols = 0, items = 0, ld = 0;
+  std::size_t bytes = 0;
+};
+OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k, std::int64_t items) {
+  OperandCopy c;
+  if (operand_tma_ok(o, rows_k_major, k, items)) return c;
+  c.needed = true;
+  c.rows = o.k_major ? rows_k_major : k;
+  c.cols = o.k_major ? k : rows_k_major;
+  c.items = o.stride == 0 ? 1 : items;
+  c.ld = (c.cols + 7) / 8 * 8;
+  c.bytes = align256(std::size_t(c.items) * std::size_t(c.rows) * std::size_t(c.ld) * 2);
+  return c;
+}
+struct Copies {
+  OperandCopy a, b;
+  std::size_t bytes() const { return a.bytes + b.bytes; }
+};
+Copies copies_for(const Problem& p) {
+  return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch)};
+}
+// The operand the kernel reads in place of `o`: its copy at `at`.
+Operand copied(const Operand& o, const OperandCopy& c, unsigned char* at) {
+  return Operand{at, c.ld, o.stride == 0 ? 0 : c.rows * c.ld, o.k_major};
+}
+
 Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& state, const Sm90Entry& e,
                    std::size_t workspace_bytes) {
   Sm90Plan plan;
@@ -113,7 +148,8 @@ void prepare_sm90(DeviceState& state) {
       }
 }
 
-std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state) {
+std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state,
+                                       std::size_t workspace_bytes) {
   if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("takes bf16 and f16 operands");
   if (all_tables().empty()) return std::string("gemmlab was built without sm_90a kernels");
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
@@ -122,11 +158,23 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
     return fmt::format("not compiled for this problem ({}x{} tiles in clusters of {}, layout {}, {} epilogue, {})",
                        c.tile_m, c.tile_n, c.cluster, p.layout_name(), p.has_epilogue() ? "fused" : "plain",
                        p.grouped() ? "grouped" : "dense");
-  const std::int64_t depth = p.grouped() ? 1 : p.batch;
-  if (!operand_tma_ok(p.a, p.m, p.k, depth))
-    return std::string("A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
-  if (!operand_tma_ok(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch))
-    return std::string("B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  const Copies copies = copies_for(p);
+  // Grouped launches read operands in place: with a copied M-major A (K = 33, 127 rows) the grouped
+  // kernel's TMA loads stopped with an illegal instruction on the H100, a cause not found yet.
+  if (p.grouped() && (copies.a.needed || copies.b.needed))
+    return fmt::format("{} not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples); "
+                       "grouped problems are not copied",
+                       copies.a.needed && copies.b.needed ? "A and B are" : copies.a.needed ? "A is" : "B is");
+  if (copies.bytes() > workspace_bytes)
+    return fmt::format("{} not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples) "
+                       "and the copy with 16-byte rows needs {} bytes of workspace, the call has {}",
+                       copies.a.needed && copies.b.needed ? "A and B are" : copies.a.needed ? "A is" : "B is",
+                       copies.bytes(), workspace_bytes);
+  // The copies' own layout (an aligned base stands for the workspace's).
+  alignas(256) static const unsigned char kAligned[1] = {};
+  for (const OperandCopy* copy : {&copies.a, &copies.b})
+    if (copy->needed && !tc::tma_layout_ok(kAligned, 2, copy->rows, copy->ld, copy->items, copy->rows * copy->ld))
+      return fmt::format("an operand of {} x {} elements is too large for the TMA", copy->rows, copy->cols);
   if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
   return std::nullopt;
 }
@@ -135,15 +183,38 @@ std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const De
                                  std::size_t workspace_bytes) {
   const Sm90Entry* e = find_entry(p, c);
   if (!e) return 0;
-  const Sm90Plan plan = make_plan(p, c, state, *e, workspace_bytes);
-  return tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
+  const std::size_t copies = copies_for(p).bytes();
+  if (copies > workspace_bytes) return copies;  // refused by sm90_reject
+  const Sm90Plan plan = make_plan(p, c, state, *e, workspace_bytes - copies);
+  return copies + tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
 }
 
 void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   if (p.grouped() && p.m == 0) return;
   const Sm90Entry* e = find_entry(p, c);
-  if (!e) throw Error(fmt::format("sm90 kernel: {}", sm90_reject(p, c, *env.device).value_or("no instantiation")));
-  e->launch(p, c, env, make_plan(p, c, *env.device, *e, env.scratch.bytes));
+  if (!e) throw Error(fmt::format("sm90 kernel: {}", sm90_reject(p, c, *env.device, env.scratch.bytes).value_or("no instantiation")));
+  // Operands the TMA cannot address are copied first, on the same stream; the stream-K tail gets
+  // the workspace after the copies.
+  const Copies copies = copies_for(p);
+  if (copies.bytes() > env.scratch.bytes)
+    throw Error(fmt::format("sm90 kernel: the operand copies need {} bytes of workspace, the call has {}", copies.bytes(),
+                            env.scratch.bytes));
+  Problem q = p;
+  LaunchEnv rest = env;
+  if (copies.a.needed) {
+    launch_copy_rows_16(p.a.ptr, p.a.ld, p.a.stride, copies.a.rows, copies.a.cols, copies.a.items, rest.scratch.data,
+                        copies.a.ld, env.stream);
+    q.a = copied(p.a, copies.a, rest.scratch.data);
+    rest.scratch.data += copies.a.bytes;
+  }
+  if (copies.b.needed) {
+    launch_copy_rows_16(p.b.ptr, p.b.ld, p.b.stride, copies.b.rows, copies.b.cols, copies.b.items, rest.scratch.data,
+                        copies.b.ld, env.stream);
+    q.b = copied(p.b, copies.b, rest.scratch.data);
+    rest.scratch.data += copies.b.bytes;
+  }
+  rest.scratch.bytes -= copies.bytes();
+  e->launch(q, c, rest, make_plan(q, c, *env.device, *e, rest.scratch.bytes));
 }
 
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state) {
@@ -163,7 +234,9 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // 128 x 256 tiles unless they leave SMs idle. Clusters of 2 only from 8 waves on: below that,
   // clusters of 1 measured equal or faster on the H100, most at short K (docs/kernels/tensor-ladder.md,
   // "Clusters of 1 below 8 waves").
-  if (waves256 < 1) c.tile_n = 128;
+  // And 128 x 128 wherever n <= 128: a 256-wide tile would multiply zeros over half its width or
+  // more (a batch of small problems, say).
+  if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
   // (Pairs have no fused epilogue: sm90_impl.cuh.)
   if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);

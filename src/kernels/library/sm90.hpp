@@ -19,12 +19,15 @@ namespace gemmlab::detail {
 void prepare_sm90(DeviceState& state);
 
 // Why this configuration cannot compute p on this device, or nothing when it can: 16-bit operands,
-// an sm_90 GPU, every operand TMA-addressable (16-byte aligned pointers, leading dimensions and
-// batch strides), the configuration compiled for this kind of problem.
-std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state);
+// an sm_90 GPU, the configuration compiled for this kind of problem, and room in `workspace_bytes`
+// for the copies of operands the TMA cannot address (pointers, leading dimensions or batch strides
+// that are not 16-byte multiples are copied into rows of a 16-byte multiple first).
+std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state,
+                                       std::size_t workspace_bytes);
 
-// Scratch the launch uses (the stream-K tail's partial sums; 0 without a tail). A tail whose
-// partial sums do not fit `workspace_bytes` is dropped: the result is then whole tiles only.
+// Scratch the launch uses: the operand copies, then the stream-K tail's partial sums (0 without
+// either). A tail whose partial sums do not fit the rest of `workspace_bytes` is dropped: the
+// result is then whole tiles only.
 std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes);
 

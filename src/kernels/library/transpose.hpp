@@ -1,4 +1,6 @@
-// Copying an FP32 matrix transposed (the TF32 kernel's copy of an M-major A into a K-major one).
+// Copies of operands in the workspace: an FP32 matrix transposed (the TF32 kernel's copy of an
+// M-major A into a K-major one), and a 16-bit matrix into rows of a 16-byte multiple (the Hopper
+// 16-bit kernel's copy of an operand the TMA cannot address).
 #pragma once
 
 #include <cstdint>
@@ -12,5 +14,11 @@ namespace gemmlab::detail {
 // between rows and stride between items).
 void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, float* dst, std::int64_t dst_ld, cudaStream_t stream);
+
+// dst (batch items of rows x cols, row-major with dst_ld >= cols between rows, item i at
+// dst + i * rows * dst_ld) = src (the same, with ld between rows and stride between items), for
+// 2-byte elements. Columns cols to dst_ld - 1 of dst are left as they were.
+void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
 
 }  // namespace gemmlab::detail

@@ -166,5 +166,6 @@ class DoubleBuffer final : public KernelBase {
 }  // namespace
 
 void register_seed_double_buffer(Registry& r) { r.add(std::make_unique<DoubleBuffer>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_double_buffer);
 
 }  // namespace gemmlab

@@ -76,5 +76,6 @@ class Naive final : public KernelBase {
 }  // namespace
 
 void register_seed_naive(Registry& r) { r.add(std::make_unique<Naive>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_naive);
 
 }  // namespace gemmlab

@@ -110,5 +110,6 @@ class Prefetch final : public KernelBase {
 }  // namespace
 
 void register_seed_prefetch(Registry& r) { r.add(std::make_unique<Prefetch>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_prefetch);
 
 }  // namespace gemmlab

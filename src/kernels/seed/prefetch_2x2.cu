@@ -134,5 +134,6 @@ class Prefetch2x2 final : public KernelBase {
 }  // namespace
 
 void register_seed_prefetch_2x2(Registry& r) { r.add(std::make_unique<Prefetch2x2>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_prefetch_2x2);
 
 }  // namespace gemmlab

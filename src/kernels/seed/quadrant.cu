@@ -163,5 +163,6 @@ class Quadrant final : public KernelBase {
 }  // namespace
 
 void register_seed_quadrant(Registry& r) { r.add(std::make_unique<Quadrant>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_quadrant);
 
 }  // namespace gemmlab

@@ -107,5 +107,6 @@ class Shared final : public KernelBase {
 }  // namespace
 
 void register_seed_shared(Registry& r) { r.add(std::make_unique<Shared>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_shared);
 
 }  // namespace gemmlab

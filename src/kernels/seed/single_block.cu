@@ -95,5 +95,6 @@ class SingleBlock final : public KernelBase {
 }  // namespace
 
 void register_seed_single_block(Registry& r) { r.add(std::make_unique<SingleBlock>()); }
+GEMMLAB_REGISTER_KERNELS(register_seed_single_block);
 
 }  // namespace gemmlab

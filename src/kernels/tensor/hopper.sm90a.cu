@@ -347,7 +347,7 @@ class TmaEpilogueKernel final : public KernelBase {
     }
     const detail::Problem prob = library_problem(P, g, a, lda, b, ldb);
     const detail::Sm90Config c = config(s, p);
-    if (auto why = detail::sm90_reject(prob, c, dev)) throw Error(fmt::format("kernel {}: {}", info_.id, *why));
+    if (auto why = detail::sm90_reject(prob, c, dev, sk_bytes)) throw Error(fmt::format("kernel {}: {}", info_.id, *why));
     detail::LaunchEnv env;
     env.stream = ctx.stream;
     env.scratch.data = static_cast<unsigned char*>(ctx.workspace);
@@ -406,6 +406,18 @@ constexpr Step kSteps[] = {
      "boxes wait in registers and leave during the next tile's main loop, under its wgmmas."},
 };
 
+// Steps 3 to 6 as configurations, each stating what it adds over the step before. Sm90Shape's
+// fields default to the finished kernel (step 7: the library's, kernels/library/sm90.hpp), so step 3
+// switches off what the later steps add.
+constexpr Sm90Shape adds(Sm90Shape before, void (*change)(Sm90Shape&)) {
+  change(before);
+  return before;
+}
+constexpr Sm90Shape kStep3{.warp_specialized = false, .persistent = false, .tma_epilogue = false};
+constexpr Sm90Shape kStep4 = adds(kStep3, [](Sm90Shape& s) { s.warp_specialized = true; });  // a producer warpgroup
+constexpr Sm90Shape kStep5 = adds(kStep4, [](Sm90Shape& s) { s.persistent = true; });  // one CTA per SM, all tiles
+constexpr Sm90Shape kStep6 = adds(kStep5, [](Sm90Shape& s) { s.cluster_m = 2; });  // pairs sharing B by multicast
+
 template <Precision P, int STEP>
 void add_step(Registry& r) {
   using T = tc::operand_t<P>;
@@ -421,17 +433,8 @@ void add_step(Registry& r) {
   i.constraints = "any M, N, K >= 1; TMA fast path when K and N are multiples of 8, mma.sync path otherwise";
   i.min_cc = 90;
   constexpr int kGroup = 8;
-  if constexpr (STEP == 3) {
-    constexpr Sm90Shape shape{.warp_specialized = false, .persistent = false, .tma_epilogue = false};
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
-  } else if constexpr (STEP == 4) {
-    constexpr Sm90Shape shape{.persistent = false, .tma_epilogue = false};
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
-  } else if constexpr (STEP == 5) {
-    constexpr Sm90Shape shape{.tma_epilogue = false};
-    r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
-  } else if constexpr (STEP == 6) {
-    constexpr Sm90Shape shape{.cluster_m = 2, .tma_epilogue = false};
+  if constexpr (STEP < 7) {
+    constexpr Sm90Shape shape = STEP == 3 ? kStep3 : STEP == 4 ? kStep4 : STEP == 5 ? kStep5 : kStep6;
     r.add(std::make_unique<HopperKernel<HopperConfig<P, float, shape>, void>>(i, kGroup));
   } else {
     i.outputs = {DType::f32, operand_type(P)};
@@ -461,5 +464,6 @@ void register_tc_hopper(Registry& r) {
   add_step<Precision::bf16, 7>(r);
   add_step<Precision::fp16, 7>(r);
 }
+GEMMLAB_REGISTER_KERNELS(register_tc_hopper);
 
 }  // namespace gemmlab

@@ -125,5 +125,6 @@ void register_tc_hopper_tf32(Registry& r) {
               {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
   r.add(std::make_unique<SwappedTf32>(i));
 }
+GEMMLAB_REGISTER_KERNELS(register_tc_hopper_tf32);
 
 }  // namespace gemmlab

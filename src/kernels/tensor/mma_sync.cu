@@ -286,5 +286,6 @@ void register_tc_mma(Registry& r) {
   r.add(std::make_unique<MmaSync<Precision::fp16>>());
   r.add(std::make_unique<MmaSync<Precision::tf32>>());
 }
+GEMMLAB_REGISTER_KERNELS(register_tc_mma);
 
 }  // namespace gemmlab

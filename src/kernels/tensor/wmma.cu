@@ -160,5 +160,6 @@ void register_tc_wmma(Registry& r) {
   r.add(std::make_unique<Wmma<Precision::fp16>>());
   r.add(std::make_unique<Wmma<Precision::tf32>>());
 }
+GEMMLAB_REGISTER_KERNELS(register_tc_wmma);
 
 }  // namespace gemmlab
