@@ -6,6 +6,7 @@
 #include "dispatch/table.hpp"
 #include "gemmlab/error.hpp"
 #include "kernels/library/sm90.hpp"
+#include "kernels/library/tail.hpp"
 #include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;
@@ -170,6 +171,28 @@ TEST(DispatchSm90, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   a100.cc = 80;
   const auto old = sm90_reject(p, c, a100, ws);
   ASSERT_TRUE(old);
+}
+
+// Less than a wave of units with a long K: every unit becomes a tail unit and the idle clusters
+// help with its k-tiles; a wave or more keeps plan_stream_k_tail's choice.
+TEST(DispatchGrid, FewUnitsWithALongKSpreadOverEveryCluster) {
+  const GridPlan one = plan_grid(1, 132, 1024, TailMode::when_faster);  // 64 x 64 x 65536
+  EXPECT_EQ(one.clusters, 132);
+  EXPECT_EQ(one.tail.units, 1);
+  EXPECT_GT(one.tail.owner_k, 0);
+  EXPECT_LT(one.tail.owner_k, 64);
+  const GridPlan decode = plan_grid(32, 132, 64, TailMode::when_faster);  // 16 x 4096 x 4096, 128 x 128 tiles
+  EXPECT_EQ(decode.clusters, 132);
+  EXPECT_EQ(decode.tail.units, 32);
+  const GridPlan short_k = plan_grid(32, 132, 1, TailMode::always);  // one k-tile: nothing to share
+  EXPECT_EQ(short_k.clusters, 32);
+  EXPECT_EQ(short_k.tail.units, 0);
+  const GridPlan off = plan_grid(1, 132, 1024, TailMode::off);
+  EXPECT_EQ(off.clusters, 1);
+  EXPECT_EQ(off.tail.units, 0);
+  const GridPlan waves = plan_grid(1000, 132, 64, TailMode::always);
+  EXPECT_EQ(waves.clusters, 132);
+  EXPECT_EQ(waves.tail.units, tc::plan_stream_k_tail(1000, 132, 64, TailMode::always).units);
 }
 
 TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {

@@ -65,18 +65,35 @@ __device__ __forceinline__ float activate(float x, int act) {
   }
 }
 
-// Calls f(std::integral_constant<int, A>{}) for the activation A = act. An epilogue that activates
-// many values per thread in unrolled code branches once, here, rather than once per value: with the
-// branch per value the code of every activation sits between the values, and a 128 x 256 tile's
-// epilogue outgrew the instruction cache (docs/kernels/tensor-ladder.md, "Fused epilogue").
-template <class F>
-__device__ __forceinline__ void with_activation(int act, F&& f) {
-  switch (act) {
-    case kRelu: f(std::integral_constant<int, kRelu>{}); break;
-    case kGeluTanh: f(std::integral_constant<int, kGeluTanh>{}); break;
-    case kSilu: f(std::integral_constant<int, kSilu>{}); break;
-    default: f(std::integral_constant<int, kNone>{});
+// The activations by the shape of their code, for epilogues that activate many values per thread
+// in unrolled code: kNone and kRelu are a compare, kGeluTanh and kSilu x / (1 + exp(k t)) with
+// t = x + 0.044715 x^3 and k = -2 * 0.7978845608028654 for GELU, t = x and k = -1 for SiLU
+// (bitwise the values of activate<A>: -2.0f * (c * t) is (-2c) * t, scaling by 2 being exact).
+struct ActForm {
+  bool relu_or_silu;  // kRelu in the compare form, kSilu in the exponential form
+  float k;
+};
+template <bool kExp>
+__device__ __forceinline__ float activate_form(float x, const ActForm& f) {
+  if constexpr (kExp) {
+    const float t = f.relu_or_silu ? x : x + 0.044715f * x * x * x;
+    return __fdividef(x, 1.0f + __expf(f.k * t));
+  } else {
+    return f.relu_or_silu && !(x > 0.0f) ? 0.0f : x;
   }
+}
+
+// Calls f(std::bool_constant<kExp>{}, form) for the form of activation `act`. An epilogue branches
+// here once rather than once per value: with a branch per value the code of every activation sat
+// between the values, and a 128 x 256 tile's unrolled epilogue outgrew the instruction cache
+// (docs/kernels/tensor-ladder.md, "The fused epilogue"). Two forms, not one pass per activation:
+// four unrolled passes made ptxas spill in the kernels with FP32 D.
+template <class F>
+__device__ __forceinline__ void with_activation_form(int act, F&& f) {
+  if (act == kGeluTanh || act == kSilu)
+    f(std::true_type{}, ActForm{act == kSilu, act == kSilu ? -1.0f : -1.5957691216057308f});
+  else
+    f(std::false_type{}, ActForm{act == kRelu, 0.0f});
 }
 
 // alpha and beta as this launch uses them: the values, or what the device pointers hold.

@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/sm90_table.hpp"
+#include "kernels/library/tail.hpp"
 #include "kernels/library/transpose.hpp"
 #include "kernels/stream_k_flags.hpp"
 #include "kernels/tensor/sm90_launch.hpp"
@@ -112,12 +113,12 @@ Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& sta
   const int idx = tile_index(c);
   const std::int64_t resident = idx >= 0 && std::size_t(idx) < state.sm90_resident.size() ? state.sm90_resident[std::size_t(idx)]
                                                                                           : state.props.sm_count / c.cluster;
-  const std::int64_t clusters = std::max<std::int64_t>(1, std::min(units, resident));
-  plan.grid_ctas = clusters * c.cluster;
+  plan.grid_ctas = std::max<std::int64_t>(1, std::min(units, resident)) * c.cluster;
   if (e.stream_k && c.stream_k != 0 && !p.grouped()) {
-    const tc::TailPlan tail = tc::plan_stream_k_tail(units, clusters, cdiv(p.k, kBK), TailMode(c.stream_k));
-    const std::size_t bytes = tc::stream_k_workspace(tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
-    if (tail.units > 0 && bytes <= workspace_bytes && 2 * plan.grid_ctas <= kFlagCount) plan.tail = tail;
+    const GridPlan g = plan_grid(units, resident, cdiv(p.k, kBK), TailMode(c.stream_k));
+    const std::int64_t ctas = g.clusters * c.cluster;
+    const std::size_t bytes = tc::stream_k_workspace(g.tail.units, ctas, c.tile_m, c.tile_n);
+    if (g.tail.units > 0 && bytes <= workspace_bytes && 2 * ctas <= kFlagCount) plan.tail = g.tail, plan.grid_ctas = ctas;
   }
   const std::size_t es = size_of(p.cd);
   const std::int64_t d_depth = p.grouped() ? 1 : p.batch;

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/tf32_table.hpp"
+#include "kernels/library/tail.hpp"
 #include "kernels/library/transpose.hpp"
 #include "kernels/tensor/sm90_launch.hpp"
 #include "kernels/tensor/stream_k.hpp"
@@ -65,13 +66,13 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
   const std::int64_t units = unit_count(p, c.cluster);
   const std::size_t idx = c.cluster == 2 ? 1 : 0;
   const std::int64_t resident = idx < state.tf32_resident.size() ? state.tf32_resident[idx] : state.props.sm_count / c.cluster;
-  const std::int64_t clusters = std::max<std::int64_t>(1, std::min(units, resident));
-  plan.grid_ctas = clusters * c.cluster;
+  plan.grid_ctas = std::max<std::int64_t>(1, std::min(units, resident)) * c.cluster;
   const std::size_t copy = copy_bytes(p);
   if (c.stream_k != 0 && copy <= workspace_bytes) {
-    const tc::TailPlan tail = tc::plan_stream_k_tail(units, clusters, cdiv(p.k, kBK), TailMode(c.stream_k));
-    const std::size_t bytes = align256(tc::stream_k_workspace(tail.units, plan.grid_ctas, kBM, kBN));
-    if (tail.units > 0 && copy + bytes <= workspace_bytes && 2 * plan.grid_ctas <= kFlagCount) plan.tail = tail;
+    const GridPlan g = plan_grid(units, resident, cdiv(p.k, kBK), TailMode(c.stream_k));
+    const std::int64_t ctas = g.clusters * c.cluster;
+    const std::size_t bytes = align256(tc::stream_k_workspace(g.tail.units, ctas, kBM, kBN));
+    if (g.tail.units > 0 && copy + bytes <= workspace_bytes && 2 * ctas <= kFlagCount) plan.tail = g.tail, plan.grid_ctas = ctas;
   }
   plan.tma_store = tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d);
   return plan;

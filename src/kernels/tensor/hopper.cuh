@@ -366,8 +366,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const float* bias32 = static_cast<const float*>(args.epi.bias) + (f32_bias ? item_offset : 0);
     const OutT* bias16 = static_cast<const OutT*>(args.epi.bias) + (f32_bias ? 0 : item_offset);
     auto bias_load = [&](int i) { return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i)); };
-    // One unrolled pass per activation, chosen once (epi::with_activation).
-    epi::with_activation(args.epi.act, [&](auto act) {
+    // One unrolled pass per form of activation, chosen once (epi::with_activation_form).
+    epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
 #pragma unroll
       for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
         const int rb = grp / (BN / 8), j = grp % (BN / 8);
@@ -380,7 +380,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
-          d[4 * grp + i] = epi::activate<decltype(act)::value>(scal.alpha * d[4 * grp + i] + bias);
+          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value>(scal.alpha * d[4 * grp + i] + bias, form);
         }
       }
     });

@@ -253,14 +253,14 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
     // alpha and beta are read here, per tile, rather than kept in registers through the main loop.
     const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
-    // The TMA epilogue with activation `act` (one unrolled copy per activation, chosen once:
-    // epi::with_activation).
-    auto store_tile = [&](auto act) {
+    // The TMA epilogue with activations of one form (one unrolled copy per form, chosen once:
+    // epi::with_activation_form).
+    auto store_tile = [&](auto exp_form, const epi::ActForm& form) {
       // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias
       // and the activation.
       auto value = [&](int i, int m, int n) {
         float v = scal.alpha * d[i];
-        if constexpr (FUSED) v = epi::activate<decltype(act)::value>(v + epi::bias_at<float>(args.epi, item, m, n));
+        if constexpr (FUSED) v = epi::activate_form<decltype(exp_form)::value>(v + epi::bias_at<float>(args.epi, item, m, n), form);
         return v;
       };
 #pragma unroll
@@ -284,8 +284,8 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
       }
     };
     if (args.tma_store && scal.beta == 0.0f) {
-      if constexpr (FUSED) epi::with_activation(args.epi.act, store_tile);
-      else store_tile(std::integral_constant<int, epi::kNone>{});
+      if constexpr (FUSED) epi::with_activation_form(args.epi.act, store_tile);
+      else store_tile(std::false_type{}, epi::ActForm{false, 0.0f});
     } else {
       float* D = args.D + std::size_t(item) * args.stride_d;
       const float* C = args.C + std::size_t(item) * args.stride_c;
