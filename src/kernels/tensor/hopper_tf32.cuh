@@ -253,16 +253,14 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
     // alpha and beta are read here, per tile, rather than kept in registers through the main loop.
     const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
-    // The TMA epilogue with activations of one form (one unrolled copy per form, chosen once:
-    // epi::with_activation_form).
-    auto store_tile = [&](auto exp_form, const epi::ActForm& form) {
-      // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias
-      // and the activation.
-      auto value = [&](int i, int m, int n) {
-        float v = scal.alpha * d[i];
-        if constexpr (FUSED) v = epi::activate_form<decltype(exp_form)::value>(v + epi::bias_at<float>(args.epi, item, m, n), form);
-        return v;
-      };
+    // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias and
+    // the activation.
+    auto value = [&](int i, int m, int n) {
+      float v = scal.alpha * d[i];
+      if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
+      return v;
+    };
+    if (args.tma_store && scal.beta == 0.0f) {
 #pragma unroll
       for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
         unsigned char* cs = ring.begin_pass(pass);
@@ -282,10 +280,6 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
           tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
         });
       }
-    };
-    if (args.tma_store && scal.beta == 0.0f) {
-      if constexpr (FUSED) epi::with_activation_form(args.epi.act, store_tile);
-      else store_tile(std::false_type{}, epi::ActForm{false, 0.0f});
     } else {
       float* D = args.D + std::size_t(item) * args.stride_d;
       const float* C = args.C + std::size_t(item) * args.stride_c;
