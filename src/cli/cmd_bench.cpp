@@ -73,6 +73,9 @@ struct Row {
   std::string plan;
   bool cold = false;  // timed with the L2 flushed (memory-bound)
   double ratio() const { return ms > 0 ? anchor_ms / ms : 0; }
+  std::string precision() const { return name.substr(0, name.find(' ')); }  // names start with it
+  // The time of the fewest bytes at the DRAM roof (copy bandwidth in GB/s, read + write).
+  double roof_ms(double copy_gbs) const { return bytes / (copy_gbs * 1e9) * 1e3; }
 };
 
 class Bench {
@@ -247,16 +250,15 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
   std::map<std::string, double> nn_ms;  // "<suite>/<precision>" -> the NN time
   for (const Row& r : rows)
     if (r.suite == "layouts" && r.name.find(" NN ") != std::string::npos && r.name.find("D col") == std::string::npos)
-      nn_ms[r.name.substr(0, r.name.find(' '))] = r.ms;
+      nn_ms[r.precision()] = r.ms;
   for (const Row& r : rows) {
     std::string note;
     if (r.suite == "layouts") {
-      const auto it = nn_ms.find(r.name.substr(0, r.name.find(' ')));
+      const auto it = nn_ms.find(r.precision());
       if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
     } else if (((r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) || (r.suite == "shapes" && r.cold)) &&
                copy_gbs > 0) {
-      note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * (r.bytes / (copy_gbs * 1e9) * 1e3) / r.ms,
-                         r.bytes / (copy_gbs * 1e9) * 1e3);
+      note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * r.roof_ms(copy_gbs) / r.ms, r.roof_ms(copy_gbs));
     }
     t.add({r.suite, r.name, fmt_ms(r.ms), fmt::format("{}-{}", fmt_ms(r.p10), fmt_ms(r.p90)), r.anchor, fmt_ms(r.anchor_ms),
            fmt_percent(r.ratio()), fmt::format("{:.1f}", r.flops / (r.ms * 1e-3) / 1e12), note, r.check});
@@ -272,7 +274,7 @@ void print_suite_summary(const std::vector<Row>& rows, double copy_gbs) {
   std::map<std::string, std::vector<const Row*>> by_precision;
   for (const Row& r : rows) {
     if (r.suite != "shapes") continue;
-    const std::string p = r.name.substr(0, r.name.find(' '));
+    const std::string p = r.precision();
     if (!by_precision.count(p)) order.push_back(p);
     by_precision[p].push_back(&r);
   }
@@ -289,8 +291,8 @@ void print_suite_summary(const std::vector<Row>& rows, double copy_gbs) {
       if (r->ratio() < worst->ratio()) worst = r;
       under += r->ratio() < 0.9;
       if (r->cold && copy_gbs > 0) {
-        const double roof_ms = r->bytes / (copy_gbs * 1e9) * 1e3;
-        roof += roof_ms / r->ms, anchor_roof += roof_ms / r->anchor_ms, ++cold;
+        roof += r->roof_ms(copy_gbs) / r->ms, anchor_roof += r->roof_ms(copy_gbs) / r->anchor_ms;
+        ++cold;
       }
     }
     const std::string shape = worst->name.substr(worst->name.find(' ') + 1);
@@ -312,9 +314,10 @@ void bench(const BenchOptions& o) {
     if (q > p) precisions.push_back(o.precisions.substr(p, q - p));
   }
   auto wants = [&](const char* s) { return std::find(o.suites.begin(), o.suites.end(), s) != o.suites.end(); };
+  static const std::vector<std::string> kSuites{"layouts", "squares", "batched", "grouped", "epilogue", "shapes"};
   for (const std::string& s : o.suites)
-    if (s != "layouts" && s != "squares" && s != "batched" && s != "grouped" && s != "epilogue" && s != "shapes")
-      throw Error(fmt::format("--suite: '{}' is not one of layouts, squares, batched, grouped, epilogue, shapes", s));
+    if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
+      throw Error(fmt::format("--suite: '{}' is not one of {}", s, fmt::join(kSuites, ", ")));
   const std::int64_t n = o.layout_size;
   if (wants("layouts")) {
     for (const std::string& p : precisions) {
@@ -401,16 +404,15 @@ void bench(const BenchOptions& o) {
   // The epilogue's cost: each fused variant against the plain call of its precision, for gemmlab
   // and for the anchor.
   const auto& rows = b.rows();
-  auto precision_of = [](const Row& r) { return r.name.substr(0, r.name.find(' ')); };
   for (const Row& r : rows) {
     if (r.suite != "epilogue" || r.name.ends_with(" plain")) continue;
     const auto plain = std::find_if(rows.begin(), rows.end(), [&](const Row& x) {
-      return x.suite == "epilogue" && x.name.ends_with(" plain") && precision_of(x) == precision_of(r);
+      return x.suite == "epilogue" && x.name.ends_with(" plain") && x.precision() == r.precision();
     });
     if (plain == rows.end()) continue;
     std::cout << fmt::format("{} fused {} costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in {} ({:.4f} "
                              "against {:.4f} ms)\n",
-                             precision_of(r), r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
+                             r.precision(), r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
                              plain->ms, 100.0 * (r.anchor_ms / plain->anchor_ms - 1), r.anchor, r.anchor_ms, plain->anchor_ms);
   }
   if (!o.json.empty()) {

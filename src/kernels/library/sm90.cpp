@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <string>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -97,6 +98,11 @@ OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k,
 struct Copies {
   OperandCopy a, b;
   std::size_t bytes() const { return a.bytes + b.bytes; }
+  // "A is", "B is" or "A and B are", and why (the start of a refusal).
+  std::string not_addressable() const {
+    return fmt::format("{} not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)",
+                       a.needed && b.needed ? "A and B are" : a.needed ? "A is" : "B is");
+  }
 };
 Copies copies_for(const Problem& p) {
   return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch)};
@@ -163,14 +169,10 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
   // Grouped launches read operands in place: with a copied M-major A (K = 33, 127 rows) the grouped
   // kernel's TMA loads stopped with an illegal instruction on the H100, a cause not found yet.
   if (p.grouped() && (copies.a.needed || copies.b.needed))
-    return fmt::format("{} not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples); "
-                       "grouped problems are not copied",
-                       copies.a.needed && copies.b.needed ? "A and B are" : copies.a.needed ? "A is" : "B is");
+    return copies.not_addressable() + "; grouped problems are not copied";
   if (copies.bytes() > workspace_bytes)
-    return fmt::format("{} not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples) "
-                       "and the copy with 16-byte rows needs {} bytes of workspace, the call has {}",
-                       copies.a.needed && copies.b.needed ? "A and B are" : copies.a.needed ? "A is" : "B is",
-                       copies.bytes(), workspace_bytes);
+    return fmt::format("{} and the copy with 16-byte rows needs {} bytes of workspace, the call has {}",
+                       copies.not_addressable(), copies.bytes(), workspace_bytes);
   // The copies' own layout (an aligned base stands for the workspace's).
   alignas(256) static const unsigned char kAligned[1] = {};
   for (const OperandCopy* copy : {&copies.a, &copies.b})
@@ -202,19 +204,16 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
                             env.scratch.bytes));
   Problem q = p;
   LaunchEnv rest = env;
-  if (copies.a.needed) {
-    launch_copy_rows_16(p.a.ptr, p.a.ld, p.a.stride, copies.a.rows, copies.a.cols, copies.a.items, rest.scratch.data,
-                        copies.a.ld, env.stream);
-    q.a = copied(p.a, copies.a, rest.scratch.data);
-    rest.scratch.data += copies.a.bytes;
-  }
-  if (copies.b.needed) {
-    launch_copy_rows_16(p.b.ptr, p.b.ld, p.b.stride, copies.b.rows, copies.b.cols, copies.b.items, rest.scratch.data,
-                        copies.b.ld, env.stream);
-    q.b = copied(p.b, copies.b, rest.scratch.data);
-    rest.scratch.data += copies.b.bytes;
-  }
-  rest.scratch.bytes -= copies.bytes();
+  // Copies operand o (when it needs it) to the front of the remaining workspace and reads it there.
+  auto copy = [&](Operand& o, const OperandCopy& c) {
+    if (!c.needed) return;
+    launch_copy_rows_16(o.ptr, o.ld, o.stride, c.rows, c.cols, c.items, rest.scratch.data, c.ld, env.stream);
+    o = copied(o, c, rest.scratch.data);
+    rest.scratch.data += c.bytes;
+    rest.scratch.bytes -= c.bytes;
+  };
+  copy(q.a, copies.a);
+  copy(q.b, copies.b);
   e->launch(q, c, rest, make_plan(q, c, *env.device, *e, rest.scratch.bytes));
 }
 
