@@ -8,6 +8,7 @@
 #include "api/context_impl.hpp"
 #include "kernels/library/generic.hpp"
 #include "kernels/library/simt.hpp"
+#include "kernels/library/skinny.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/tf32.hpp"
 
@@ -47,6 +48,12 @@ Tf32Config tf32_from(const TableEntry& e) {
   c.cluster = param(e, "cluster", c.cluster);
   c.group_m = param(e, "group_m", c.group_m);
   c.stream_k = param(e, "stream_k", c.stream_k);
+  return c;
+}
+
+SkinnyConfig skinny_from(const TableEntry& e) {
+  SkinnyConfig c;
+  c.splits = param(e, "splits", c.splits);
   return c;
 }
 
@@ -113,6 +120,14 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not);
 }
 
+bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  return choose_family(
+      ctx, p, Family::skinny, "skinny", &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
+      [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
+      [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not);
+}
+
 bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
@@ -138,6 +153,10 @@ std::string model_words(const Choice& c, const Problem& p) {
     case Family::sm90_tf32:
       return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
+    case Family::skinny:
+      return fmt::format("{} <= {}: mma.sync with the short side as the 8-wide operand, k split over clusters of {}",
+                         p.m <= 64 && (p.m <= p.n || p.n > 64) ? "m" : "n", std::min(p.m, p.n) <= 16 && p.m <= 64 ? 16 : 64,
+                         c.skinny.splits);
     case Family::simt:
       return c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
              : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
@@ -154,6 +173,7 @@ const char* family_name(Family f) {
     case Family::simt: return "simt";
     case Family::sm90: return "sm90";
     case Family::sm90_tf32: return "sm90_tf32";
+    case Family::skinny: return "skinny";
   }
   return "?";
 }
@@ -165,6 +185,7 @@ std::map<std::string, int> config_fields(const Choice& c) {
               {"group_m", c.sm90.group_m}, {"stream_k", c.sm90.stream_k}};
     case Family::sm90_tf32:
       return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k}};
+    case Family::skinny: return {{"splits", c.skinny.splits}};
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
               {"stages", c.simt.stages}, {"group_m", c.simt.group_m}, {"splits", c.simt.splits},
@@ -182,6 +203,7 @@ void prepare_kernels(DeviceState& state) {
   prepare_sm90(state);
   prepare_tf32(state);
   prepare_simt(state);
+  prepare_skinny(state);
 }
 
 Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes) {
@@ -190,7 +212,10 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   // The fast families that compute this problem's types, fastest first by design; the family a
   // table entry measured fastest goes first.
   std::vector<Family> order;
-  if (p.ab == DataType::bf16 || p.ab == DataType::f16) order = {Family::sm90};
+  // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
+  // them, where a tile kernel would multiply mostly padding (skinny_first says when).
+  if (p.ab == DataType::bf16 || p.ab == DataType::f16)
+    order = skinny_first(p) ? std::vector<Family>{Family::skinny, Family::sm90} : std::vector<Family>{Family::sm90};
   else if (p.ab == DataType::f32 && p.tf32) order = {Family::sm90_tf32, Family::simt};  // simt: exactly in FP32
   else if (p.ab == DataType::f32) order = {Family::simt};
   const TableEntry* e = table_entry(ctx, p);
@@ -205,6 +230,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   for (Family f : order) {
     const bool chosen = f == Family::sm90        ? choose_sm90(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::sm90_tf32 ? choose_tf32(ctx, p, workspace_bytes, c, why_not)
+                        : f == Family::skinny    ? choose_skinny(ctx, p, workspace_bytes, c, why_not)
                                                  : choose_simt(ctx, p, workspace_bytes, c, why_not);
     if (chosen) return c;
   }
@@ -236,6 +262,15 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     c.workspace_bytes = simt_workspace_bytes(p, cfg, ctx.device);
     out.push_back(c);
   }
+  if (skinny_shape(p))
+    for (const SkinnyConfig& cfg : skinny_configs()) {
+      if (skinny_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+      Choice c;
+      c.family = Family::skinny;
+      c.skinny = cfg;
+      c.workspace_bytes = skinny_workspace_bytes(p);
+      out.push_back(c);
+    }
   for (const Tf32Config& cfg : tf32_configs()) {
     if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
@@ -252,6 +287,7 @@ void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
     case Family::sm90: launch_sm90(p, c.sm90, env); return;
     case Family::sm90_tf32: launch_tf32(p, c.tf32, env); return;
     case Family::simt: launch_simt(p, c.simt, env); return;
+    case Family::skinny: launch_skinny(p, c.skinny, env); return;
     default: launch_generic(p, env.stream); return;
   }
 }
@@ -267,6 +303,9 @@ Plan describe(const Choice& c, const Problem& p) {
     case Family::sm90_tf32:
       plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}", c.tf32.cluster, c.tf32.group_m,
                                 c.tf32.stream_k, p.a.k_major ? "" : " copy_a=k_major");
+      break;
+    case Family::skinny:
+      plan.config = fmt::format("splits={}", c.skinny.splits);
       break;
     case Family::simt:
       plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}", c.simt.tile_m,

@@ -26,6 +26,7 @@ enum class Family {
   simt,        // kernels/fp32/pipelined.cuh: FP32 on CUDA cores, cp.async pipeline
   sm90,        // kernels/tensor/hopper.cuh: BF16/FP16 on sm_90a (wgmma, TMA, warp specialisation)
   sm90_tf32,   // kernels/tensor/hopper_tf32.cuh: TF32 on sm_90a
+  skinny,      // kernels/library/skinny.cuh: BF16/FP16 with at most 64 rows or columns of D (mma.sync, sm_90 clusters)
 };
 const char* family_name(Family f);
 
@@ -43,6 +44,7 @@ struct Choice {
   Sm90Config sm90;
   SimtConfig simt;
   Tf32Config tf32;
+  SkinnyConfig skinny;
   std::size_t workspace_bytes = 0;
   Why why = Why::model;
   const TableEntry* entry = nullptr;  // Why::table

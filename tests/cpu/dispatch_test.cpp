@@ -5,6 +5,7 @@
 #include "api/problem.hpp"
 #include "dispatch/table.hpp"
 #include "gemmlab/error.hpp"
+#include "kernels/library/skinny.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/tail.hpp"
 #include "kernels/library/tf32.hpp"
@@ -46,6 +47,7 @@ DeviceState h100() {
   s.cc = 90;
   s.sm90_resident = {132, 66, 132};
   s.tf32_resident = {132, 66};
+  s.skinny_resident = {6, 3, 3, 2};
   return s;
 }
 
@@ -209,4 +211,45 @@ TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {
   Problem strict = p;
   strict.tf32 = false;
   EXPECT_TRUE(tf32_reject(strict, c, dev, 1 << 30));
+}
+
+TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
+  const DeviceState dev = h100();
+  const SkinnyConfig c{4};
+  const std::size_t ws = std::size_t(1) << 26;
+  // A decode step (m = 16) and a projection to a few outputs (n = 8) are its shapes; 65 x 65 is not.
+  EXPECT_FALSE(skinny_reject(problem(DataType::bf16, DataType::bf16, 16, 4096, 4096), c, dev, ws));
+  EXPECT_FALSE(skinny_reject(problem(DataType::f16, DataType::f32, 16384, 8, 16384), c, dev, ws));
+  auto why = [&](const Problem& p, std::size_t workspace) { return skinny_reject(p, c, dev, workspace).value_or("accepted"); };
+  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 65, 65, 4096), ws).find("more than 64 rows"), std::string::npos);
+  EXPECT_NE(why(problem(DataType::f32, DataType::f32, 16, 4096, 4096), ws).find("bf16 and f16"), std::string::npos);
+  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4099), ws).find("k = 4099"), std::string::npos);
+  Problem invariant = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
+  invariant.determinism = Determinism::batch_invariant;
+  EXPECT_NE(why(invariant, ws).find("batch-invariant"), std::string::npos);
+  // B (the long operand of a decode step) stored N-major with n not a multiple of 8.
+  Problem n_4100 = problem(DataType::bf16, DataType::f32, 16, 4100, 4096);
+  EXPECT_NE(why(n_4100, ws).find("16-byte vectors"), std::string::npos);  // ld = 4100
+  n_4100.b.ld = 4104;
+  EXPECT_NE(why(n_4100, ws).find("n side, which is not a multiple of 8"), std::string::npos);
+  // An M-major A is copied K-major into the workspace: 16 x 4096 elements.
+  Problem m_major = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
+  m_major.a = {m_major.a.ptr, 16, 0, false};
+  EXPECT_EQ(skinny_workspace_bytes(m_major), 16u * 4096u * 2u);
+  EXPECT_NE(why(m_major, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
+  EXPECT_FALSE(skinny_reject(m_major, c, dev, ws));
+  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), 0u);
+}
+
+TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
+  const DeviceState dev = h100();
+  // 64 tiles of 64 rows for 132 x 6 resident CTAs: 7 splits (0.57 waves; 8 cost 2% more for the
+  // same bandwidth).
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 7);
+  // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 4 each.
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
+  // 2004 tiles (an LM head) are 2.53 waves of 792 CTAs, the last one half full: no split.
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 128256, 4096), dev).splits, 1);
+  // 448 tiles (16 x 28672 x 8192, 3 CTAs per SM) are 1.13 waves: 4 splits make 4.53 (cost 1.20 against 1.5).
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 28672, 8192), dev).splits, 4);
 }

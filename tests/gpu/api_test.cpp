@@ -54,6 +54,31 @@ TEST_P(ApiTyped, AwkwardShapesMatchTheReference) {
   EXPECT_CASE_OK(run_case(ctx(), sized(base(), {1000, 1000, 1000}), stream()));
 }
 
+// D with at most 64 rows or columns, the skinny kernel's shapes, on all 32 storage combinations:
+// 1, 9, 17, 33 and 64 on the short side (one to eight of the mma's 8-wide columns, partly used),
+// long sides that are and are not multiples of 8 and of the kernel's 32- and 64-row tiles, k that
+// is not a multiple of 8 (refused by that kernel), of 32 (a partial last k-step) and that spreads
+// over a cluster's eight CTAs.
+TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
+  for (const LayoutCombo& l : all_layouts())
+    for (Dims d : {Dims{1, 200, 256}, Dims{9, 136, 1032}, Dims{64, 72, 64}, Dims{200, 17, 520}, Dims{33, 1000, 4104},
+                   Dims{5, 96, 45}})
+      EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
+  // Batches (one operand broadcast), beta, a bias and an activation, D column-major, padding.
+  for (bool broadcast_a : {true, false})
+    for (Order d_order : {Order::row_major, Order::col_major}) {
+      GemmCase c = sized(base(), {16, 264, 2048});
+      c.batch = 3, c.gap = 3, c.d_order = d_order, c.a_broadcast = broadcast_a;
+      c.beta = 0.5, c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh;
+      c.a_pad = 8, c.b_pad = 16, c.d_pad = 3;
+      EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+      GemmCase n_short = sized(base(), {520, 24, 1024});
+      n_short.batch = 2, n_short.d_order = d_order, n_short.b_broadcast = broadcast_a;
+      n_short.bias = BiasKind::per_row, n_short.act = Activation::silu, n_short.alpha = -1.5;
+      EXPECT_CASE_OK(run_case(ctx(), n_short, stream()));
+    }
+}
+
 // Leading dimensions above the packed ones (the padding poisoned, so reading it turns the result
 // into NaN and writing it is caught): odd paddings, and paddings of 8 that keep 16-byte rows.
 TEST_P(ApiTyped, LeadingDimensionsAbovePackedMatchAndPaddingIsUntouched) {

@@ -25,4 +25,9 @@ struct Tf32Config {
   int stream_k = 0;
 };
 
+// The skinny kernel (kernels/library/skinny.cuh): D with at most 64 rows or columns.
+struct SkinnyConfig {
+  int splits = 1;  // CTAs of a cluster that split k (1 to 8)
+};
+
 }  // namespace gemmlab::detail

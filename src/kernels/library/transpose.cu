@@ -14,13 +14,14 @@ namespace {
 
 constexpr int kTile = 32, kRows = 8;
 
-__global__ void transpose_f32(const float* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
-                              std::int64_t cols, std::int64_t batch, float* __restrict__ dst, std::int64_t dst_ld) {
-  __shared__ float tile[kTile][kTile + 1];
+template <class E>
+__global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                          std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
+  __shared__ E tile[kTile][kTile + 1];
   const std::int64_t tiles_c = (cols + kTile - 1) / kTile, tiles_r = (rows + kTile - 1) / kTile;
   for (std::int64_t item = blockIdx.y; item < batch; item += gridDim.y) {
-    const float* s = src + item * stride;
-    float* d = dst + item * cols * dst_ld;
+    const E* s = src + item * stride;
+    E* d = dst + item * cols * dst_ld;
     for (std::int64_t t = blockIdx.x; t < tiles_r * tiles_c; t += gridDim.x) {
       const std::int64_t r0 = (t / tiles_c) * kTile, c0 = (t % tiles_c) * kTile;
       for (int i = threadIdx.y; i < kTile; i += kRows) {
@@ -61,12 +62,24 @@ void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, 
   GEMMLAB_CHECK_LAUNCH();
 }
 
-void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
-                          std::int64_t cols, std::int64_t batch, float* dst, std::int64_t dst_ld, cudaStream_t stream) {
+template <class E>
+void launch_transpose(const E* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                      std::int64_t batch, E* dst, std::int64_t dst_ld, cudaStream_t stream) {
   const std::int64_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
   const dim3 grid(unsigned(std::min<std::int64_t>(tiles, 1 << 20)), unsigned(std::min<std::int64_t>(batch, 65535)));
-  transpose_f32<<<grid, dim3(kTile, kRows), 0, stream>>>(src, ld, stride, rows, cols, batch, dst, dst_ld);
+  transpose<E><<<grid, dim3(kTile, kRows), 0, stream>>>(src, ld, stride, rows, cols, batch, dst, dst_ld);
   GEMMLAB_CHECK_LAUNCH();
+}
+
+void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                          std::int64_t cols, std::int64_t batch, float* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  launch_transpose(src, ld, stride, rows, cols, batch, dst, dst_ld, stream);
+}
+
+void launch_transpose_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  launch_transpose(static_cast<const std::uint16_t*>(src), ld, stride, rows, cols, batch, static_cast<std::uint16_t*>(dst),
+                   dst_ld, stream);
 }
 
 }  // namespace gemmlab::detail

@@ -365,7 +365,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const std::int64_t item_offset = std::int64_t(item) * args.epi.bias_stride;
     const float* bias32 = static_cast<const float*>(args.epi.bias) + (f32_bias ? item_offset : 0);
     const OutT* bias16 = static_cast<const OutT*>(args.epi.bias) + (f32_bias ? 0 : item_offset);
-    auto bias_load = [&](int i) { return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i)); };
+    // Rows and columns past D's edge in a partial tile read the last bias value instead: theirs are
+    // never stored, and the bias vector ends at D's edge (compute-sanitizer found the reads past it).
+    const int bias_last = (per_col ? args.N : args.M) - 1;
+    auto bias_load = [&](int i) {
+      i = min(i, bias_last);
+      return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i));
+    };
     // One unrolled pass per form of activation, chosen once (epi::with_activation_form).
     epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
 #pragma unroll

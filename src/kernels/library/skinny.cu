@@ -1,0 +1,200 @@
+// The library's skinny kernel, host side (skinny.hpp): which side of D is short, the checks, the
+// model's split of k, and the clustered launch. The instantiations live in skinny_bf16.cu and
+// skinny_f16.cu, built in parallel.
+#include "kernels/library/skinny.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "kernels/library/skinny.cuh"
+#include "kernels/library/transpose.hpp"
+
+namespace gemmlab::detail {
+
+epi::Params epilogue_params(const Problem& p);
+
+namespace skinny {
+Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor);
+Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
+}  // namespace skinny
+
+namespace {
+
+constexpr std::int64_t kMaxSmall = 64;
+constexpr int kMaxSplits = 8;  // the portable cluster size
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// The kernel's view of p: the long operand W (big x k) and the short X (small x k). With a short
+// m (a decode step), W is op(B)^T and D's rows are X's: swap-AB.
+struct Sides {
+  bool swapped = false;
+  std::int64_t big = 0, small = 0;
+  const Operand* w = nullptr;
+  const Operand* x = nullptr;
+};
+Sides sides_of(const Problem& p) {
+  Sides s;
+  s.swapped = p.m <= kMaxSmall && (p.m <= p.n || p.n > kMaxSmall);
+  s.big = s.swapped ? p.n : p.m;
+  s.small = s.swapped ? p.m : p.n;
+  s.w = s.swapped ? &p.b : &p.a;
+  s.x = s.swapped ? &p.a : &p.b;
+  return s;
+}
+
+int mt_for(std::int64_t small) { return small <= 8 ? 1 : small <= 16 ? 2 : small <= 32 ? 4 : 8; }
+int mt_index(int mt) { return mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3; }
+std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
+
+skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
+  const bool f32_out = p.cd == DataType::f32;
+  return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor) : skinny::kernel_f16(f32_out, mt, w_kmajor);
+}
+
+bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
+std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+
+// Whether operand o (batch items of it) is read in 16-byte vectors as it is: K-major when
+// `k_major` (else any), pointer, leading dimension and batch stride 16-byte multiples.
+bool vector_ready(const Operand& o, std::int64_t batch, bool need_k_major) {
+  const std::int64_t items = o.stride == 0 ? 1 : batch;
+  return (!need_k_major || o.k_major) && aligned16(o.ptr) && o.ld % 8 == 0 && (items == 1 || o.stride % 8 == 0);
+}
+
+// The kernel reads X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,
+// N-major B of a projection to a few outputs, a sub-matrix view) is first copied so into the
+// workspace: small x k per item, k a multiple of 8. X is the short operand, so the copy is small.
+std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
+  if (vector_ready(*s.x, p.batch, true)) return 0;
+  const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
+  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * 2);
+}
+
+}  // namespace
+
+void prepare_skinny(DeviceState& state) {
+  state.skinny_resident.assign(4, 0);
+  if (state.cc < 90) return;
+  for (int mt : {1, 2, 4, 8}) {
+    int blocks = 0;
+    // Every type pair and layout of one mt has the same registers within a few; the big-major
+    // bf16 -> f32 one stands for them.
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skinny::kernel_bf16(true, mt, false), skinny::kThreads, 0) !=
+        cudaSuccess) {
+      (void)cudaGetLastError();
+      blocks = 0;
+    }
+    state.skinny_resident[std::size_t(mt_index(mt))] = blocks;
+  }
+}
+
+bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
+bool skinny_first(const Problem& p) {
+  if (!skinny_shape(p)) return false;
+  const Sides s = sides_of(p);
+  return (s.swapped && s.small <= 16) || s.big <= 256;
+}
+
+std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0; }
+
+std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
+                                         std::size_t workspace_bytes) {
+  if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("takes bf16 and f16 operands");
+  if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
+  if (state.cc < 90) return fmt::format("needs an sm_90 GPU (thread-block clusters); this one is sm_{}", state.cc);
+  if (p.grouped()) return std::string("grouped GEMM is not offered");
+  if (p.determinism == Determinism::batch_invariant)
+    return std::string("batch-invariant calls take the tile kernels, whose reduction order does not depend on m");
+  if (!skinny_shape(p)) return fmt::format("D has more than {} rows and more than {} columns", kMaxSmall, kMaxSmall);
+  if (c.splits < 1 || c.splits > kMaxSplits) return fmt::format("splits of k must be 1 to {}, not {}", kMaxSplits, c.splits);
+  if (p.k % 8 != 0) return fmt::format("k = {} is not a multiple of 8", p.k);
+  const Sides s = sides_of(p);
+  const char* w_name = s.swapped ? "B" : "A";
+  if (!vector_ready(*s.w, p.batch, false))
+    return fmt::format("{} (the long operand) is not read in 16-byte vectors: its pointer, leading dimension and batch "
+                       "stride must be 16-byte multiples",
+                       w_name);
+  if (!s.w->k_major && s.big % 8 != 0)
+    return fmt::format("{} (the long operand) is stored along its {} {} side, which is not a multiple of 8", w_name,
+                       s.big, s.swapped ? "n" : "m");
+  if (const std::size_t bytes = x_copy_bytes(p, s); bytes > workspace_bytes)
+    return fmt::format("{} (the short operand) is copied K-major into the workspace first: {} bytes, the call has {}",
+                       s.swapped ? "A" : "B", bytes, workspace_bytes);
+  if (cdiv(s.big, tile_big(mt_for(s.small))) * c.splits > INT_MAX) return std::string("too many tiles for one grid");
+  return std::nullopt;
+}
+
+void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
+  if (auto why = skinny_reject(p, c, *env.device, env.scratch.bytes)) throw Error(fmt::format("skinny kernel: {}", *why));
+  const Sides s = sides_of(p);
+  skinny::Args a;
+  a.big = s.big, a.small = s.small, a.k = p.k, a.batch = p.batch;
+  a.w = s.w->ptr, a.ldw = s.w->ld, a.stride_w = s.w->stride;
+  a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
+  if (x_copy_bytes(p, s) > 0) {
+    const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
+    if (s.x->k_major)  // small rows of k, at an unaligned place
+      launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+    else  // k rows of small: transposed
+      launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, p.k, env.stream);
+    a.x = env.scratch.data, a.ldx = p.k, a.stride_x = s.x->stride == 0 ? 0 : s.small * p.k;
+  }
+  // D (and C) are row-major m x n: with W = op(B)^T, W's rows are D's columns.
+  a.c = p.c, a.stride_c = p.stride_c;
+  a.c_big = s.swapped ? 1 : p.ldc, a.c_small = s.swapped ? p.ldc : 1;
+  a.d = p.d, a.stride_d = p.stride_d;
+  a.d_big = s.swapped ? 1 : p.ldd, a.d_small = s.swapped ? p.ldd : 1;
+  a.swapped = s.swapped ? 1 : 0;
+  a.splits = c.splits;
+  const std::int64_t steps = cdiv(p.k, skinny::kStepK), workers = std::int64_t(c.splits) * skinny::kWarps;
+  a.steps_each = steps / workers, a.steps_more = steps % workers;
+  a.epi = epilogue_params(p);
+  const int mt = mt_for(s.small);
+  const bool w_kmajor = s.w->k_major;
+
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(cdiv(s.big, tile_big(mt)) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1);
+  cfg.blockDim = dim3(skinny::kThreads, 1, 1);
+  cfg.stream = env.stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = unsigned(c.splits), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel_of(p, mt, w_kmajor), a));
+}
+
+SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
+  SkinnyConfig c;
+  if (!skinny_shape(p)) return c;
+  const Sides s = sides_of(p);
+  const int mt = mt_for(s.small);
+  const std::size_t i = std::size_t(mt_index(mt));
+  const int per_sm = i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
+  const std::int64_t ctas = std::int64_t(std::max(1, state.props.sm_count)) * per_sm;
+  const std::int64_t tiles = cdiv(s.big, tile_big(mt)) * p.batch;
+  // s splits of k make tiles * s CTAs of 1/s the work, in waves of `ctas`. The kernel is bound by
+  // memory bandwidth, which a wave half full already draws: a last partial wave costs its share
+  // of a full one, but at least half. Each split adds 2% for its reduction. Each warp keeps at
+  // least 4 k-steps of 32.
+  const std::int64_t steps = cdiv(p.k, skinny::kStepK);
+  auto cost = [&](int s) {
+    const double waves = double(tiles) * s / double(ctas), whole = std::floor(waves), part = waves - whole;
+    return (whole + (part > 0 ? std::max(part, 0.5) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
+  };
+  c.splits = 1;
+  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * skinny::kWarps * 4; ++s)
+    if (cost(s) < cost(c.splits)) c.splits = s;
+  return c;
+}
+
+std::vector<SkinnyConfig> skinny_configs() { return {{1}, {2}, {4}, {8}}; }
+
+}  // namespace gemmlab::detail

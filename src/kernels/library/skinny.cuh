@@ -1,0 +1,287 @@
+// The skinny kernel (skinny.hpp): a GEMM whose D has at most 64 rows or at most 64 columns, the
+// shape of a decode step (a few tokens against a weight matrix), a GEMV, or a projection to a few
+// outputs. Such a GEMM is bound by the bytes of its long operand, not by arithmetic, so the kernel
+// is built to stream that operand once at full bandwidth:
+//
+//   - Swap-AB. The long operand W (big x k) takes the tensor core's 16-row side and the short one
+//     X (small x k, small <= 64) its 8-column side: mma.sync.m16n8k16 computes 16 big x 8 small
+//     outputs, so a 1-row D wastes 7/8 of the mma's columns instead of 127/128 of a wgmma tile.
+//   - No shared memory on the way in. Each lane loads its mma fragment straight from global memory
+//     with 16-byte loads (W K-major: 8 consecutive k of one row, the k order permuted inside the mma,
+//     which a sum does not mind; W big-major: 8 consecutive rows of one k, paired up with byte
+//     permutes), one k-step ahead of the mma that uses it.
+//   - Split K, deterministically. The 4 warps of a CTA take consecutive ranges of k, and a cluster
+//     of `splits` CTAs (1 to 8) splits k further. Warp sums add in shared memory in warp order,
+//     then each CTA of the cluster adds a slice of the tile over the cluster's CTAs in rank order,
+//     through distributed shared memory: no workspace, no atomics, no second kernel.
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "kernels/library/epilogue.cuh"
+
+namespace gemmlab::detail::skinny {
+
+constexpr int kWarps = 4, kThreads = 32 * kWarps, kStepK = 32;
+
+// n16 tiles of W per warp: 4 (64 rows) for up to 16 short-side columns, 2 above, to stay within
+// the register budget with 4 to 8 mma columns.
+__host__ __device__ constexpr int tiles_for(int mt) { return mt >= 4 ? 2 : 4; }
+
+struct Args {
+  std::int64_t big = 0, small = 0, k = 0, batch = 1;
+  // W (big x k): element (r, kk) at w[r * ldw + kk] when w_kmajor, else w[kk * ldw + r].
+  const void* w = nullptr;
+  std::int64_t ldw = 0, stride_w = 0;
+  // X (small x k): element (i, kk) at x[i * ldx + kk], in 16-byte rows (a copy when the caller's
+  // X is stored otherwise).
+  const void* x = nullptr;
+  std::int64_t ldx = 0, stride_x = 0;
+  // D and C: element (r, i) at d[r * d_big + i * d_small].
+  const void* c = nullptr;
+  std::int64_t c_big = 0, c_small = 0, stride_c = 0;
+  void* d = nullptr;
+  std::int64_t d_big = 0, d_small = 0, stride_d = 0;
+  int swapped = 0;  // W is op(B)^T: r indexes D's columns and i its rows (else r rows, i columns)
+  int splits = 1;   // CTAs per cluster, along k
+  std::int64_t steps_each = 0, steps_more = 0;  // the k-steps of 32 per warp of the cluster (the kernel divides nothing in 64 bits)
+  epi::Params epi;
+};
+
+__device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                    std::uint32_t a3, std::uint32_t b0, std::uint32_t b1, __nv_bfloat16) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+__device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                    std::uint32_t a3, std::uint32_t b0, std::uint32_t b1, __half) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+using u16 = unsigned short;
+__device__ __forceinline__ std::uint32_t pack(u16 lo, u16 hi) { return std::uint32_t(lo) | (std::uint32_t(hi) << 16); }
+
+// N consecutive 32-bit words (2N elements) from a 4N-byte aligned address; W is read once, so
+// the loads do not keep it in L1.
+template <int N> struct Words { std::uint32_t v[N]; };
+// kPrefetch: the L2 fetches 256 bytes around each miss. It helps the big-major W, whose warp reads
+// 128 contiguous bytes per k row and whose neighbour tile reads the next 128; it slowed the
+// K-major W (16 x 4096 x 4096 NT on an H200: 0.0229 to 0.0280 ms), whose warp reads 64 bytes of
+// each of 64 rows 32 KB apart.
+template <int N, bool kPrefetch>
+__device__ __forceinline__ Words<N> load_words(const u16* at) {
+  Words<N> r;
+  if constexpr (N == 4 && kPrefetch) {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+        : "=r"(r.v[0]), "=r"(r.v[1]), "=r"(r.v[2]), "=r"(r.v[3])
+        : "l"(at));
+  } else if constexpr (N == 4) {
+    const uint4 q = __ldcs(reinterpret_cast<const uint4*>(at));
+    r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
+  } else if constexpr (N == 2) {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0,%1}, [%2];\n" : "=r"(r.v[0]), "=r"(r.v[1]) : "l"(at));
+  } else {
+    asm("ld.global.nc.L1::no_allocate.L2::256B.u32 %0, [%1];\n" : "=r"(r.v[0]) : "l"(at));
+  }
+  return r;
+}
+
+// The operands of one k-step (32 values of k) in one lane's registers.
+template <int MT, int NT, bool kWK>
+struct Step {
+  // W K-major: [tile][row g, row g + 8] 8 k each. W big-major: [half (k16)][k row 2t, 2t+1, 2t+8,
+  // 2t+9] 2 NT big rows each (NT words).
+  Words<4> w[kWK ? NT : 2][kWK ? 2 : 4];
+  // X: [mt] 8 k of row mt * 8 + g (K-major W), or [half][mt] the pairs (2t, 2t+1) and (2t+8, 2t+9).
+  Words<kWK ? 4 : 2> x[kWK ? 1 : 2][MT];
+};
+
+// What a lane reads, worked out once. Rows past the end of W or X are read at a row inside
+// instead: each feeds only outputs of its own row (or column), which are never written, so they
+// need no zeros and the loop no bounds checks on rows. K is a multiple of 8 (skinny_reject), so a
+// lane's vector of k is all inside K or all past it; past it, both sides read as zero.
+template <int MT, int NT, bool kWK>
+struct Lane {
+  const u16* w[kWK ? NT : 1][kWK ? 2 : 1];  // K-major: rows (tile, g / g + 8) at k = 8t; big-major: k = 2t, row 2 NT g
+  const u16* x[MT];                         // X's row mt * 8 + g at k = 0 (X is K-major, 16-byte rows)
+};
+
+template <int MT, int NT, bool kWK>
+__device__ __forceinline__ Lane<MT, NT, kWK> lane_setup(const Args& p, const u16* W, const u16* X, std::int64_t r0,
+                                                        int g, int t) {
+  Lane<MT, NT, kWK> l;
+  if constexpr (kWK) {
+#pragma unroll
+    for (int q = 0; q < NT; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) l.w[q][h] = W + min(r0 + 16 * q + g + 8 * h, p.big - 1) * p.ldw + 8 * t;
+  } else {
+    // big is a multiple of 8 here, so the last whole vector starts at big - 2 NT.
+    l.w[0][0] = W + std::int64_t(2 * t) * p.ldw + min(r0 + 2 * NT * g, p.big - 2 * NT);
+  }
+#pragma unroll
+  for (int mt = 0; mt < MT; ++mt) l.x[mt] = X + min(std::int64_t(mt * 8 + g), p.small - 1) * p.ldx;
+  return l;
+}
+
+// The operands of the k-step at k0.
+template <int MT, int NT, bool kWK>
+__device__ __forceinline__ void load_step(Step<MT, NT, kWK>& s, const Lane<MT, NT, kWK>& l, const Args& p,
+                                          std::int64_t k0, int t) {
+  if constexpr (kWK) {
+    const std::int64_t kk = k0 + 8 * t;
+    const bool in = kk < p.k;
+#pragma unroll
+    for (int q = 0; q < NT; ++q)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) s.w[q][h] = in ? load_words<4, false>(l.w[q][h] + k0) : Words<4>{};
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) {
+      const uint4 v = in ? __ldg(reinterpret_cast<const uint4*>(l.x[mt] + kk)) : make_uint4(0, 0, 0, 0);
+      s.x[0][mt].v[0] = v.x, s.x[0][mt].v[1] = v.y, s.x[0][mt].v[2] = v.z, s.x[0][mt].v[3] = v.w;
+    }
+  } else {
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const std::int64_t dk = 16 * h + (j & 1) + 8 * (j >> 1);  // this row's k is k0 + 2t + dk
+        const Words<NT> v = k0 + 2 * t + dk < p.k ? load_words<NT, true>(l.w[0][0] + (k0 + dk) * p.ldw) : Words<NT>{};
+#pragma unroll
+        for (int w = 0; w < NT; ++w) s.w[h][j].v[w] = v.v[w];
+      }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const std::int64_t kk = k0 + 16 * h + 2 * t;
+      const bool lo = kk < p.k, hi = kk + 8 < p.k;
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt) {
+        s.x[h][mt].v[0] = lo ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk)) : 0u;
+        s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + 8)) : 0u;
+      }
+    }
+  }
+}
+
+template <class T, int MT, int NT, bool kWK>
+__device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<MT, NT, kWK>& s) {
+  if constexpr (kWK) {
+    // Lane t holds k = 8t .. 8t+7 of its rows and of X's: the first mma takes 8t .. 8t+3 in the
+    // places of k = 2t, 2t+1, 2t+8, 2t+9, the second 8t+4 .. 8t+7.
+#pragma unroll
+    for (int q = 0; q < NT; ++q)
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half)
+          mma(acc[q][mt], s.w[q][0].v[2 * half], s.w[q][1].v[2 * half], s.w[q][0].v[2 * half + 1],
+              s.w[q][1].v[2 * half + 1], s.x[0][mt].v[2 * half], s.x[0][mt].v[2 * half + 1], T{});
+  } else {
+    // Word q of a loaded k row holds big rows 2q (low half) and 2q + 1 (high half) of the lane's
+    // 2 NT: tile q's fragment row g is big row 2 NT g + 2q, row g + 8 is 2 NT g + 2q + 1.
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int q = 0; q < NT; ++q) {
+        const std::uint32_t a0 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x5410);
+        const std::uint32_t a1 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x7632);
+        const std::uint32_t a2 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x5410);
+        const std::uint32_t a3 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x7632);
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) mma(acc[q][mt], a0, a1, a2, a3, s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
+      }
+  }
+}
+
+template <class T, class TD, int MT, bool kWK>
+__global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  constexpr int NT = tiles_for(MT), kRegs = NT * MT * 4, kTileBig = 16 * NT;
+  __shared__ float red[kWarps][kRegs][32];
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = int(cluster.block_rank());
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
+  const std::int64_t r0 = std::int64_t(blockIdx.x / unsigned(p.splits)) * kTileBig;
+  // Worker w (warp of rank r: w = r * kWarps + warp) takes steps_each k-steps, one more when w < steps_more.
+  const std::int64_t worker = std::int64_t(rank) * kWarps + warp;
+  const std::int64_t s_begin = worker * p.steps_each + min(worker, p.steps_more);
+  const std::int64_t s_end = s_begin + p.steps_each + (worker < p.steps_more ? 1 : 0);
+  const epi::Scalars sc = epi::scalars(p.epi);
+  for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
+    const u16* W = static_cast<const u16*>(p.w) + item * p.stride_w;
+    const u16* X = static_cast<const u16*>(p.x) + item * p.stride_x;
+    const Lane<MT, NT, kWK> l = lane_setup<MT, NT, kWK>(p, W, X, r0, g, t);
+    float acc[NT][MT][4] = {};
+    // One step of loads, then its mma: a second step in flight per warp (registers for both)
+    // left fewer CTAs resident, and as many bytes in flight per SM.
+    Step<MT, NT, kWK> cur;
+    for (std::int64_t s = s_begin; s < s_end; ++s) {
+      load_step(cur, l, p, s * kStepK, t);
+      mma_step<T, MT, NT, kWK>(acc, cur);
+    }
+    // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).
+#pragma unroll
+    for (int q = 0; q < NT; ++q)
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) red[warp][(q * MT + mt) * 4 + e][lane] = acc[q][mt][e];
+    __syncthreads();
+    float* cta = &red[0][0][0];
+    constexpr int kValues = kRegs * 32;
+    for (int v = int(threadIdx.x); v < kValues; v += kThreads) {
+      float sum = cta[v];
+#pragma unroll
+      for (int w = 1; w < kWarps; ++w) sum += cta[w * kValues + v];
+      cta[v] = sum;
+    }
+    cluster.sync();
+    const int per = (kValues + p.splits - 1) / p.splits;
+    const int v_end = min(kValues, (rank + 1) * per);
+    TD* D = static_cast<TD*>(p.d) + item * p.stride_d;
+    const TD* C = static_cast<const TD*>(p.c) + item * p.stride_c;
+    for (int v = rank * per + int(threadIdx.x); v < v_end; v += kThreads) {
+      float sum = 0.0f;
+      for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(cta, other)[v];
+      const int reg = v / 32, vl = v % 32, vg = vl / 4, vt = vl % 4;
+      const int e = reg % 4, mt = (reg / 4) % MT, q = reg / (4 * MT);
+      const int row_slot = vg + 8 * (e >> 1);
+      const std::int64_t r = kWK ? r0 + 16 * q + row_slot : r0 + 2 * NT * vg + 2 * q + (e >> 1);
+      const std::int64_t i = mt * 8 + 2 * vt + (e & 1);
+      if (r >= p.big || i >= p.small) continue;
+      const std::int64_t row = p.swapped ? i : r, col = p.swapped ? r : i;
+      const float bias = epi::bias_at<TD>(p.epi, item, row, col);
+      D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
+    }
+    cluster.sync();  // the other CTAs have read this one's sums
+  }
+#else
+  __trap();  // skinny_reject refuses GPUs before sm_90 (clusters)
+#endif
+}
+
+using Kernel = void (*)(Args);
+
+// The instantiation for X's columns in mt groups of 8 (1, 2, 4 or 8) and W's layout.
+template <class T, class TD>
+Kernel kernel_for(int mt, bool w_kmajor) {
+  switch (mt) {
+    case 1: return w_kmajor ? skinny_gemm<T, TD, 1, true> : skinny_gemm<T, TD, 1, false>;
+    case 2: return w_kmajor ? skinny_gemm<T, TD, 2, true> : skinny_gemm<T, TD, 2, false>;
+    case 4: return w_kmajor ? skinny_gemm<T, TD, 4, true> : skinny_gemm<T, TD, 4, false>;
+    case 8: return w_kmajor ? skinny_gemm<T, TD, 8, true> : skinny_gemm<T, TD, 8, false>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace gemmlab::detail::skinny

@@ -1,0 +1,46 @@
+// The library's skinny kernel (skinny.cuh) as dispatch sees it: BF16 and FP16 GEMMs whose D has at
+// most 64 rows or at most 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90.
+//
+// What it computes: every 16-bit type pair of the sm90 kernel, not grouped, k a multiple of 8, any
+// layout of A and B: the long operand, streamed with 16-byte loads, needs a pointer, leading
+// dimension and batch stride of 16-byte multiples (and, stored along its long side, that side a
+// multiple of 8); the short one is read K-major in 16-byte rows, and copied so into the workspace
+// when stored otherwise. Strided batches (broadcast operands included), C apart from D or D
+// itself, alpha and beta as values or device pointers, and the fused bias and activation
+// (epilogue.cuh). Its split of k is a cluster's: sums add in a fixed order, so results are
+// reproducible run to run.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/problem.hpp"
+#include "kernels/library/configs.hpp"
+#include "kernels/library/launch.hpp"
+
+namespace gemmlab::detail {
+
+// Once per Context: the resident CTAs of each instantiation into state.skinny_resident.
+void prepare_skinny(DeviceState& state);
+
+std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
+                                         std::size_t workspace_bytes);
+// The workspace of the copy of the short operand, when it is not K-major in 16-byte rows.
+std::size_t skinny_workspace_bytes(const Problem& p);
+void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env);
+
+// Whether the problem is the kernel's kind at all (a side of D at most 64).
+bool skinny_shape(const Problem& p);
+// Whether dispatch tries it before the tile kernels: m of at most 16 (decode steps, GEMVs), or a
+// long side of at most 256 (a few tiles and a long k). The tile kernel measured faster elsewhere
+// (docs/shapes.md): with 17 to 64 short-side columns each warp's X fragments cost it as many bytes
+// as its W, and a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart.
+bool skinny_first(const Problem& p);
+
+// Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps; batch_invariant
+// problems are not taken (the kernel's choice depends on m).
+SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
+std::vector<SkinnyConfig> skinny_configs();
+
+}  // namespace gemmlab::detail
