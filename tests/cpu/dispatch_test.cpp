@@ -241,6 +241,19 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), 0u);
 }
 
+TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
+  auto first = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return skinny_first(problem(DataType::bf16, DataType::bf16, m, n, k));
+  };
+  EXPECT_TRUE(first(1, 4096, 4096));     // a decode step: 32 MiB of B
+  EXPECT_TRUE(first(16, 4096, 14336));   // 112 MiB
+  EXPECT_FALSE(first(16, 28672, 8192));  // 448 MiB: the tile kernel streams it faster
+  EXPECT_FALSE(first(32, 4096, 4096));   // 17 to 64 rows: the tile kernel
+  EXPECT_FALSE(first(16384, 8, 16384));  // a short n with thousands of rows: the tile kernel
+  EXPECT_TRUE(first(64, 64, 65536));     // one tile, a long k
+  EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
+}
+
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   const DeviceState dev = h100();
   // 64 tiles of 64 rows for 132 x 6 resident CTAs: 7 splits (0.57 waves; 8 cost 2% more for the
