@@ -252,6 +252,8 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_FALSE(first(16384, 8, 16384));  // a short n with thousands of rows: the tile kernel
   EXPECT_TRUE(first(64, 64, 65536));     // one tile, a long k
   EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
+  EXPECT_FALSE(first(64, 64, 64));       // a small problem (and batches of them): the tile kernel
+  EXPECT_FALSE(first(16, 4096, 256));    // a short k
 }
 
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {

@@ -99,11 +99,17 @@ bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
 bool skinny_first(const Problem& p) {
   if (!skinny_shape(p)) return false;
   const Sides s = sides_of(p);
-  // The long operand's bytes: up to a few hundred MB the skinny kernel's start (no pipeline to
-  // fill, no tile of padding) wins; beyond, the tile kernel's deeper TMA pipeline keeps more bytes
-  // in flight (H100: 16 x 28672 x 8192, 470 MB, 0.217 ms here against 0.191 ms).
+  // A decode step or GEMV: m <= 16 against a long operand of thousands of rows and k. Up to a few
+  // hundred MB the skinny kernel's start (no pipeline to fill, no tile of padding) wins; beyond,
+  // the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100: 16 x 28672 x 8192,
+  // 470 MB, 0.217 ms here against 0.191 ms).
   const double w_bytes = double(s.big) * double(p.k) * 2.0 * double(s.w->stride == 0 ? 1 : p.batch);
-  return (s.swapped && s.small <= 16 && w_bytes <= double(1 << 28)) || s.big <= 256;
+  const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 && w_bytes <= double(1 << 28);
+  // One problem of a few tiles and a long k (64 x 64 x 65536): the tile kernel's stream-K owner
+  // adds every helper's partial tile alone, the cluster's CTAs each add a slice. A batch of small
+  // problems (1024 x 64^3) is the tile kernel's: 0.0184 ms there, 0.0598 ms here (H100).
+  const bool long_k = s.big <= 256 && p.batch == 1 && p.k >= 32 * s.big;
+  return decode || long_k;
 }
 
 std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0; }

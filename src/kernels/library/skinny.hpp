@@ -32,12 +32,12 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
 
 // Whether the problem is the kernel's kind at all (a side of D at most 64).
 bool skinny_shape(const Problem& p);
-// Whether dispatch tries it before the tile kernels: m of at most 16 (decode steps, GEMVs) with a
-// long operand of at most 256 MiB, or a long side of at most 256 (a few tiles and a long k). The
-// tile kernel measured faster elsewhere (docs/shapes.md): with 17 to 64 short-side columns each
-// warp's X fragments cost it as many bytes as its W; a short n (16384 x 8 x 16384) reads a K-major
-// A in 64-byte pieces of rows far apart; and a larger W is streamed faster by the tile kernel's
-// deeper pipeline.
+// Whether dispatch tries it before the tile kernels, where it measured faster (docs/shapes.md):
+// a decode step (m <= 16 against a long operand of at least 1024 rows and k, at most 256 MiB), or
+// one problem of at most 256 on the long side with k at least 32 times that. Elsewhere the tile
+// kernel won: with 17 to 64 short-side columns each warp's X fragments cost it as many bytes as its
+// W; a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart; a larger
+// W streams faster through the tile kernel's deeper pipeline; batches of small problems.
 bool skinny_first(const Problem& p);
 
 // Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps; batch_invariant
