@@ -154,8 +154,7 @@ std::string model_words(const Choice& c, const Problem& p) {
       return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
-      return fmt::format("{} <= {}: mma.sync with the short side as the 8-wide operand, k split over clusters of {}",
-                         p.m <= 64 && (p.m <= p.n || p.n > 64) ? "m" : "n", std::min(p.m, p.n) <= 16 && p.m <= 64 ? 16 : 64,
+      return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}",
                          c.skinny.splits);
     case Family::simt:
       return c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)

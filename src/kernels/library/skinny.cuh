@@ -68,7 +68,6 @@ __device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32
 }
 
 using u16 = unsigned short;
-__device__ __forceinline__ std::uint32_t pack(u16 lo, u16 hi) { return std::uint32_t(lo) | (std::uint32_t(hi) << 16); }
 
 // N consecutive 32-bit words (2N elements) from a 4N-byte aligned address; W is read once, so
 // the loads do not keep it in L1.
