@@ -6,7 +6,9 @@ JSON: {"context": {...}, "results": [...]}, written by run, lab, sweep, study, t
 - GEMM records (results/record.cpp to_json): kernel, m, n, k, time_*_ms, gflops, status, ...;
 - transfer records ("record": "transfer", src/transfer/report.cpp): one host-memory mode of one
   kernel and size, with <phase>_median_ms for every phase of the run (copy_ab, kernel, ...);
-- link records ("record": "link"): one copy size, direction and kind of host memory, with gbs.
+- link records ("record": "link"): one copy size, direction and kind of host memory, with gbs;
+- bench records (`gemmlab bench --json`, src/cli/cmd_bench.cpp): one case of the library's API
+  next to its anchor (suite, case, median_ms, anchor, anchor_median_ms, ...), with no kernel id.
 
 CSV: the same GEMM records without a context (sweep --csv), or transfer records (transfer --csv).
 """
@@ -76,13 +78,15 @@ def load_results(path):
 
 
 def record_kind(r):
-    """'gemm', 'transfer', 'link' or 'other' (a record the report can only list)."""
+    """'gemm', 'transfer', 'link', 'bench' or 'other' (a record the report can only list)."""
     if r.get("record") == "link" or ("direction" in r and "bytes" in r and "kernel" not in r):
         return "link"
     if r.get("record") == "transfer" or "host_mode" in r:
         return "transfer"
     if "kernel" in r:
         return "gemm"
+    if "case" in r and "anchor" in r:
+        return "bench"
     return "other"
 
 
@@ -122,6 +126,12 @@ def timing_description(records):
         if secs:
             text += f" within {secs[-1]:g} s"
         parts.append(text + (f" ({got} timed)" if got else "") + ", every phase's median reported")
+    bench = [r for r in records if record_kind(r) == "bench"]
+    if bench:
+        cold = sum(1 for r in bench if r.get("l2_flushed"))
+        parts.append("gemmlab and its anchor timed alternately, run by run (CUDA events), medians reported"
+                     + (f"; L2 flushed before every run in {cold} memory-bound case{'s' if cold != 1 else ''}"
+                        if cold else ""))
     link = [r for r in records if record_kind(r) == "link"]
     if link:
         runs = _span(r.get("runs") for r in link)
@@ -172,6 +182,9 @@ class Source:
             out.append(f"transfer study, {len(kinds['transfer'])} records")
         if "link" in kinds:
             out.append(f"link, {len(kinds['link'])} points")
+        if "bench" in kinds:
+            suites = list(dict.fromkeys(str(r.get("suite")) for r in kinds["bench"]))
+            out.append(f"gemmlab bench, {len(kinds['bench'])} cases ({', '.join(suites)})")
         if "other" in kinds:
             out.append(f"{len(kinds['other'])} other records")
         return "; ".join(out) or "no records"

@@ -39,6 +39,7 @@ details{border:1px solid #e0e0e0;border-radius:4px;margin:.35em 0;padding:.15em 
 details[open]{padding-bottom:.6em}
 details>summary{cursor:pointer;font-weight:600;padding:.2em 0}
 code{background:#f2f2f2;padding:0 .25em;border-radius:3px;font-size:90%;overflow-wrap:anywhere}
+code .w{display:inline-block;max-width:100%}
 .caption{font-size:.9em;color:#444;margin-bottom:.2em}
 """
 
@@ -159,12 +160,19 @@ class Doc:
     # -- HTML ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _inline(text):
+    def _code(text):
+        """A code span whose words break only where they do not fit on a line of their own: a
+        browser breaks after any hyphen, which split a command's `--json` into `-` and `-json`."""
+        return "<code>" + " ".join(f'<span class="w">{html.escape(w)}</span>' if w else ""
+                                   for w in text.split(" ")) + "</code>"
+
+    @classmethod
+    def _inline(cls, text):
         """Escaped text with `code` spans."""
         parts = str(text).split("`")
         if len(parts) % 2 == 0:  # an unpaired backtick: plain text
             return html.escape(str(text))
-        return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+        return "".join(cls._code(p) if i % 2 else html.escape(p) for i, p in enumerate(parts))
 
     def _toc_html(self):
         entries = self._toc_entries()

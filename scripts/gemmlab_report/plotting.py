@@ -107,10 +107,10 @@ class Plotter:
         self.files.append(name)
         return name
 
-    def title(self, ax, text):
+    def title(self, ax, text, where=None):
         # Centred on the figure, not the axes: with long row names on the left or a legend on the
         # right, a title centred on the axes runs off the image.
-        ax.figure.suptitle(f"{text}\n{self.data.where}", fontsize=10)
+        ax.figure.suptitle(f"{text}\n{where or self.data.where}", fontsize=10)
 
     # -- axes ----------------------------------------------------------------------------------
 
@@ -424,8 +424,7 @@ class Plotter:
                 span = [n - 1 - j for j, row in enumerate(rows) if row[0] == g]
                 ax.vlines(v, min(span) - 0.4, max(span) + 0.4, colors=color, linestyles="--", linewidth=1)
                 ax.plot([v], [y], linestyle="none", **{k: x for k, x in cublas_style(color).items()
-                                                       if k not in ("linestyle", "linewidth")},
-                        label="cuBLAS (dashed: its value)" if "cuBLAS" not in labelled else None)
+                                                       if k not in ("linestyle", "linewidth")})
                 labelled.add("cuBLAS")
                 ax.text(0.995, y, f"cuBLAS {with_unit(v, 'tflops')}", transform=column, ha="right", va="center",
                         fontsize=7)
@@ -456,6 +455,10 @@ class Plotter:
         # Below the axes, in one row: beside them it would take a third of the width from 35 rows of
         # names, and the tick labels already carry the precisions' colours.
         handles, labels = ax.get_legend_handles_labels()
+        if "cuBLAS" in labelled:
+            # In black: the first precision's colour would make the entry read as that precision's alone.
+            handles.insert(0, self.plt.Line2D([], [], **cublas_style("black")))
+            labels.insert(0, "cuBLAS (dashed: its value)")
         # Aligned to the axes' right edge, which is the image's: centred under axes pushed right by long
         # row names, it would run off the image.
         ax.legend(handles, labels, loc="upper right", bbox_to_anchor=(1.0, -0.1), ncol=len(handles), fontsize=7.5,
@@ -504,7 +507,8 @@ class Plotter:
             color = precision_color(g)
             if base:
                 name = f"cuBLAS {g}"
-                ax.scatter(xs, vs, marker="s", s=42, facecolors="white", edgecolors=color, linewidths=1.5,
+                # Hollow, not white-filled: a kernel as fast as cuBLAS at that size sits inside the square.
+                ax.scatter(xs, vs, marker="s", s=42, facecolors="none", edgecolors=color, linewidths=1.5,
                            label=name, zorder=4)
                 continue
             i = counts.get(g, 0)
@@ -541,6 +545,52 @@ class Plotter:
         self.title(ax, "Roofline: every kernel at its best parameters per size")
         self.legend(ax)
         return self.save(fig, "roofline.png")
+
+    def bench_cases(self, index, title, cases, where):
+        """`gemmlab bench` cases, one row each in the order of the file: TFLOPS of gemmlab (solid, in
+        the precision's colour) and of its anchor (hatched), and gemmlab's share of the anchor."""
+        fig, axes = self.figure(1, 2, sharey=True)
+        left, right = axes[0][0], axes[0][1]
+        ys = list(range(len(cases)))
+        h = 0.4
+        colors = [precision_color(c.precision) for c in cases]
+        annotate = len(cases) <= 24
+        for ax in (left, right):
+            ax.grid(False)
+            ax.grid(True, axis="x", alpha=0.3)
+        ours = left.barh([y - h / 2 for y in ys], [c.tflops or 0 for c in cases], height=h * 0.92, color=colors)
+        theirs = left.barh([y + h / 2 for y in ys], [c.anchor_tflops or 0 for c in cases], height=h * 0.92,
+                           color="white", edgecolor=colors, hatch="///", linewidth=1.0)
+        shares = right.barh(ys, [100 * c.ratio if c.ratio else 0 for c in cases], height=0.7, color=colors)
+        right.axvline(100, color="black", linestyle=":", linewidth=1.2, zorder=3)  # over the bars: where each ends against it
+        if annotate:
+            for bars, values, kind in ((ours, [c.tflops for c in cases], "tflops"),
+                                       (theirs, [c.anchor_tflops for c in cases], "tflops"),
+                                       (shares, [c.ratio for c in cases], "percent")):
+                for b, v in zip(bars, values):
+                    if v:
+                        text = f"{100 * v:.0f}%" if kind == "percent" else fmt(v, kind)
+                        # On white: shares near 100% sit on the dotted line, which would cross them out.
+                        box = dict(facecolor="white", edgecolor="none", pad=0.2) if kind == "percent" else None
+                        b.axes.text(b.get_width(), b.get_y() + b.get_height() / 2, " " + text, va="center",
+                                    fontsize=6 if b.axes is left else 6.5, color="#333", bbox=box, zorder=4)
+        self.value_axis(left, [c.tflops for c in cases] + [c.anchor_tflops for c in cases], UNIT,
+                        horizontal=True, log_ok=False)
+        self.value_axis(right, [100 * c.ratio for c in cases if c.ratio] + [100], "% of the anchor",
+                        horizontal=True, log_ok=False)
+        left.set_yticks(ys)
+        left.set_yticklabels([wrap(c.name, 26) for c in cases], fontsize=7 if len(cases) <= 16 else 6.5)
+        left.set_ylim(len(cases) - 0.5, -0.5)  # the first case at the top, as in the file
+        right.tick_params(labelleft=False)
+        self.title(left, title, where)  # one file's device, not every input's
+        from matplotlib.patches import Patch  # matplotlib is loaded by now (import_matplotlib)
+        handles = [Patch(color=precision_color(p), label=f"gemmlab {p}")
+                   for p in ordered_unique(c.precision for c in cases)]
+        anchors = " / ".join(ordered_unique(c.anchor.split(" ")[0] for c in cases))
+        handles.append(Patch(facecolor="white", edgecolor="black", hatch="///", label=wrap(f"anchor: {anchors}", 26)))
+        handles.append(self.plt.Line2D([], [], color="black", linestyle=":", linewidth=1.2, label="anchor = 100%"))
+        self.legend(right, handles, [x.get_label() for x in handles])
+        return self.save(fig, f"bench_{index}.png")
 
     def transfer_breakdown(self, index, title, bars):
         """Stacked bars, one per shape and host-memory mode: the median time of every phase. When

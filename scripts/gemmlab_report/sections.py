@@ -7,6 +7,7 @@ import datetime
 import os
 from collections import OrderedDict
 
+from .bench import bench_groups, summary_rows
 from .loading import record_kind
 from .model import (MANY_SERIES, Data, geomean, group_of, is_baseline, is_measured, median_ms, ordered_groups,
                     ordered_unique, safe_name, shape, shape_label, shape_volume, speedup_rows, status, tflops)
@@ -50,6 +51,7 @@ def build_report(args, sources, outdir):
     doc.contents()
     inputs_section(doc, sources)
     gemm_sections(doc, plot, data, args)
+    bench_section(doc, plot, data)
     transfer_section(doc, plot, data)
     link_section(doc, plot, data)
     failures_and_tables(doc, data)
@@ -239,6 +241,64 @@ def roofline_section(doc, plot, data, args):
     if missing:
         doc.p(f"No roof for {', '.join(m.upper() for m in missing)}: not in the peaks, and no datasheet figures "
               f"are known for {', '.join(devices)}. Pass --peaks with <precision>_tflops to draw them.")
+
+
+# ---------------------------------------------------------------------------------------------
+# gemmlab bench: the library's API next to its anchor, case by case
+# ---------------------------------------------------------------------------------------------
+
+BENCH_CHUNK = 20  # cases per plot: 60 shapes in one plot leave 7 pixels a row
+
+
+def bench_section(doc, plot, data):
+    groups = bench_groups(data.sources)
+    if not groups:
+        return
+    doc.h(2, "Library against its anchor (gemmlab bench)")
+    doc.p("Each case is one call of the library's API (`gemmlab::gemm`, the kernel dispatch chose: its plan) "
+          "and the same call through cuBLAS or cuBLASLt (the anchor), in the same process, timed alternately "
+          f"run by run; both results checked against float64. {UNIT_NOTE}; % of the anchor = anchor time / "
+          "gemmlab time (above 100%: gemmlab is faster). Cases in the order of the file.")
+    index = 0
+    several = len(data.sources) > 1
+    for source, suite, cases in groups:
+        # Files of two GPUs often share a name (h100/shapes/shapes-bf16.json, h200/...): name the device too.
+        where = f"{source.device}, {source.date}"
+        doc.h(3, f"{suite}: {source.device}, {source.name}" if several else suite)
+        summary = summary_rows(cases)
+        if summary and len(cases) > 1:
+            doc.caption("Share of the anchor per precision (geomean over the cases)")
+            doc.table(["precision", "cases", "geomean", "worst", "worst case", "under 90%"],
+                      [[p, fmt(n, "count"), fmt(geo, "percent"), fmt(worst, "percent"), name, fmt(under, "count")]
+                       for p, n, geo, worst, name, under in summary])
+        drawn = [c for c in cases if c.measured]
+        for start in range(0, len(drawn), BENCH_CHUNK):
+            chunk = drawn[start:start + BENCH_CHUNK]
+            index += 1
+            part = f", cases {start + 1} to {start + len(chunk)} of {len(drawn)}" if len(drawn) > BENCH_CHUNK else ""
+            doc.img(plot.bench_cases(index, f"gemmlab bench, {suite}{part}: gemmlab and its anchor", chunk, where),
+                    f"{suite}: {UNIT} and % of the anchor per case")
+        anchors = set(c.anchor for c in cases)
+        cold = any(c.cold for c in cases)
+        long = len(cases) > BENCH_CHUNK  # the plots above have every case: the 60 rows of a suite collapsed
+        if long:
+            doc.details(f"Every case of {suite} ({len(cases)})", level=4)
+        doc.caption(f"Every case of {suite}" + (f" (anchor: {next(iter(anchors))})" if len(anchors) == 1 else "")
+                    + ("; L2 flushed: timed with the L2 flushed before every run (memory-bound cases)" if cold else ""))
+        header = (["case", "gemmlab ms", "p10..p90 ms"] + (["anchor"] if len(anchors) > 1 else [])
+                  + ["anchor ms", f"{UNIT}", f"anchor {UNIT}", "% of anchor"] + (["L2 flushed"] if cold else [])
+                  + ["check", "plan"])
+        rows = []
+        for c in cases:
+            p10, p90 = number(c.record.get("p10_ms")), number(c.record.get("p90_ms"))
+            spread = f"{fmt(p10, 'ms')}..{fmt(p90, 'ms')}" if p10 is not None and p90 is not None else "-"
+            rows.append([c.name, fmt(c.ms, "ms"), spread] + ([c.anchor] if len(anchors) > 1 else [])
+                        + [fmt(c.anchor_ms, "ms"), fmt(c.tflops, "tflops"), fmt(c.anchor_tflops, "tflops"),
+                           fmt(c.ratio, "percent")] + (["yes" if c.cold else "no"] if cold else [])
+                        + [c.check(), c.plan])
+        doc.table(header, rows)
+        if long:
+            doc.end_details()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -104,7 +104,8 @@ def fmt_ms(v):
         return "-"
     if v >= 100:
         return f"{v:.1f}"
-    return f"{v:.3f}" if v >= 1 else (f"{v:.4f}" if v >= 0.01 else f"{v:.3g}")
+    # "#": trailing zeros kept (0.00570, not 0.0057), so that a column's figures all have three.
+    return f"{v:.3f}" if v >= 1 else (f"{v:.4f}" if v >= 0.01 else f"{v:#.3g}")
 
 
 def fmt_tflops(v):
@@ -115,7 +116,7 @@ def fmt_tflops(v):
         return f"{v:.0f}"
     if v >= 10:
         return f"{v:.1f}"
-    return f"{v:.2f}" if v >= 1 else f"{v:.2g}"
+    return f"{v:.2f}" if v >= 0.995 else f"{v:#.2g}"  # 0.40 beside 0.42, not 0.4
 
 
 def fmt_percent(ratio):

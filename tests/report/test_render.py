@@ -2,7 +2,8 @@
 
 Runs scripts/report.py (as `gemmlab report` does) on committed results: the SYNTHETIC fixtures in
 tests/fixtures/ and the real H100 results copied into tests/fixtures/h100/ (a sweep, a lab run
-with --interleave, a shape suite, a transfer study, a link study). For each page it checks that
+with --interleave, a shape suite, a transfer study, a link study), and the `gemmlab bench` files of
+docs/results (the library's bench, the 60-shape suite of both GPUs). For each page it checks that
 the script ran without a Python error, that every image the pages name exists, is embedded in the
 HTML and decodes in the browser at 800 x 500, that every link of the contents leads to an anchor
 on the page, that every table sits in its scrolling wrapper and the page is no wider than the
@@ -24,6 +25,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.abspath(os.environ.get("GEMMLAB_SCRIPTS_DIR") or os.path.join(HERE, "..", "..", "scripts"))
 FIXTURES = os.path.abspath(os.path.join(HERE, "..", "fixtures"))
+RESULTS = os.path.abspath(os.path.join(HERE, "..", "..", "docs", "results"))
 CHROMIUM = "/usr/bin/chromium"
 WINDOW = (1200, 900)
 
@@ -69,6 +71,8 @@ CASES = [
     ("suite", [fixture("h100", "bf16-suite.json")], []),
     ("transfer", [fixture("h100", "seed001-3-sizes.json"), fixture("h100", "overlap.json")], []),
     ("link", [fixture("h100", "link.json")], []),
+    ("bench", [os.path.join(RESULTS, "h100", "api", "bench.json")], []),
+    ("bench-shapes", [os.path.join(RESULTS, gpu, "shapes", "shapes-bf16.json") for gpu in ("h100", "h200")], []),
 ]
 
 

@@ -311,6 +311,45 @@ class RobustnessTest(unittest.TestCase):
             self.assertNotIn("Traceback", err)
 
 
+def bench_rec(case, ms, anchor_ms, suite="shapes", **extra):
+    """A record in the layout `gemmlab bench --json` writes (src/cli/cmd_bench.cpp; SYNTHETIC times)."""
+    r = {"suite": suite, "case": case, "plan": "sm90.bf16.bf16 tile=128x128", "median_ms": ms, "p10_ms": ms * 0.9,
+         "p90_ms": ms * 1.1, "anchor": "cublasGemmEx", "anchor_median_ms": anchor_ms, "ratio_to_anchor": anchor_ms / ms,
+         "flops": 2.0 * 1024 ** 3, "min_bytes": 6.0 * 1024 ** 2, "passed": True, "anchor_passed": True,
+         "timing_order": "interleaved", "l2_flushed": False}
+    r.update(extra)
+    return r
+
+
+class BenchTest(unittest.TestCase):
+    def test_kind_status_and_timing(self):
+        r = bench_rec("bf16 1024x1024x1024 square", 0.01, 0.008)
+        self.assertEqual(loading.record_kind(r), "bench")
+        self.assertEqual(model.status(r), "ok")
+        self.assertEqual(model.status(dict(r, passed=False)), "verification-failed")
+        self.assertIn("timed alternately", loading.timing_description([r]))
+
+    def test_cases_per_suite_with_plots_and_a_summary(self):
+        recs = [bench_rec(f"bf16 {n}x{n}x{n} square", 1.0, 0.5 * (1 + i % 2)) for i, n in enumerate(range(64, 64 * 26, 64))]
+        recs += [bench_rec("fp32 4096^3", 2.0, 2.0, suite="squares"),
+                 bench_rec("bf16 256 x 128^3", 0.01, 0.009, suite="batched", passed=False)]
+        with tempfile.TemporaryDirectory() as d:
+            status, err = quiet_main([write_results(d, "bench.json", recs), "-o", os.path.join(d, "r")])
+            self.assertEqual(status, 0, err)
+            with open(os.path.join(d, "r", "report.md"), encoding="utf-8") as f:
+                md = f.read()
+            self.assertIn("## Library against its anchor (gemmlab bench)", md)
+            for suite in ("shapes", "squares", "batched"):
+                self.assertIn(f"### {suite}", md)
+            self.assertNotIn("Other records", md)
+            self.assertIn("| bf16 | 25 | 69.7% | 50.0% | bf16 64x64x64 square | 13 |", md)  # 0.5 ** (13 / 25)
+            self.assertIn("FAIL (gemmlab)", md)
+            self.assertIn("1 verification-failed", md)
+            # 25 shapes: two plots of at most 20 cases, then one per small suite
+            self.assertEqual(sorted(f for f in os.listdir(os.path.join(d, "r")) if f.endswith(".png")),
+                             [f"bench_{i}.png" for i in range(1, 5)])
+
+
 class AxisTest(unittest.TestCase):
     def test_square_one_dimension_and_suite(self):
         self.assertEqual(model.Axis([(64, 64, 64), (128, 128, 128)]).kind, "square")
@@ -364,6 +403,8 @@ class StyleTest(unittest.TestCase):
         self.assertEqual(style.fmt(1 << 20, "bytes"), "1 MiB")
         self.assertEqual(style.fmt(-0.5, "gain"), "-50.0%")
         self.assertEqual(style.fmt(float("nan"), "ms"), "-")
+        # significant zeros kept, so that a column's figures line up: 0.40 beside 0.42
+        self.assertEqual((style.fmt(0.4, "tflops"), style.fmt(0.0057, "ms")), ("0.40", "0.00570"))
         self.assertTrue(style.is_numeric_cell("98.4%"))
         self.assertTrue(style.is_numeric_cell("+61.0%"))
         self.assertFalse(style.is_numeric_cell("ok (2.5e-07)"))
@@ -407,6 +448,12 @@ class DocTest(unittest.TestCase):
         self.assertIn('<details id="kernel-x"><summary>Kernel x</summary>', html)
         self.assertIn('<td class="num">1.25</td>', html)
         self.assertIn(f"- [Speed-up over seed.shared](#{a})", doc.markdown())
+
+    def test_code_breaks_between_words_only(self):
+        doc = page.Doc()
+        doc.p("command `gemmlab sweep --json s.json`.")
+        self.assertIn('<code><span class="w">gemmlab</span> <span class="w">sweep</span> '
+                      '<span class="w">--json</span> <span class="w">s.json</span></code>', doc.html(".", "T"))
 
     def test_cells(self):
         self.assertEqual(style.check_cell(rec("a", "", 1, 1.0, kernel_rel_error=2e-7)), "ok (2.0e-07)")
