@@ -77,9 +77,9 @@ const TableEntry* table_entry(const ContextImpl& ctx, const Problem& p) {
 // `bytes` the workspace it takes. Returns false, with the family's refusal in `why_not`, when even
 // the model's configuration cannot run.
 template <class Config, class FromEntry, class Model, class Reject, class Bytes>
-bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, const char* table_name, Config Choice::*slot,
+bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Config Choice::*slot,
                    FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not) {
-  if (const TableEntry* e = table_entry(ctx, p); e && e->kernel == table_name) {
+  if (const TableEntry* e = table_entry(ctx, p); e && e->kernel == family_name(family)) {
     const Config c = from_entry(*e);
     if (!reject(c)) {
       out.family = family;
@@ -92,7 +92,7 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, cons
   }
   const Config c = model();
   if (auto why = reject(c)) {
-    why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", table_name, *why);
+    why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", family_name(family), *why);
     return false;
   }
   out.family = family;
@@ -105,7 +105,7 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, cons
 bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
-      ctx, p, Family::sm90, "sm90", &Choice::sm90, sm90_from,
+      ctx, p, Family::sm90, &Choice::sm90, sm90_from,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
       [&](const Sm90Config& c) { return sm90_reject(p, c, dev, ws); },
       [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not);
@@ -114,7 +114,7 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
-      ctx, p, Family::sm90_tf32, "sm90_tf32", &Choice::tf32, tf32_from,
+      ctx, p, Family::sm90_tf32, &Choice::tf32, tf32_from,
       [&] { return tf32_model_choice(p, dev, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not);
@@ -123,7 +123,7 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
-      ctx, p, Family::skinny, "skinny", &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
+      ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
       [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not);
 }
@@ -131,7 +131,7 @@ bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Cho
 bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
-      ctx, p, Family::simt, "simt", &Choice::simt, simt_from,
+      ctx, p, Family::simt, &Choice::simt, simt_from,
       [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
       [&](const SimtConfig& c) -> std::optional<std::string> {
         if (auto why = simt_reject(p, c, dev)) return why;
@@ -168,11 +168,11 @@ std::string model_words(const Choice& c, const Problem& p) {
 
 const char* family_name(Family f) {
   switch (f) {
-    case Family::generic: return "generic";
-    case Family::simt: return "simt";
-    case Family::sm90: return "sm90";
-    case Family::sm90_tf32: return "sm90_tf32";
-    case Family::skinny: return "skinny";
+    case Family::generic: return "any.simt_tiled";
+    case Family::simt: return "sm80.simt_pipelined";
+    case Family::sm90: return "sm90.wgmma";
+    case Family::sm90_tf32: return "sm90.wgmma_swapab";
+    case Family::skinny: return "sm90.skinny_mma";
   }
   return "?";
 }
@@ -211,12 +211,12 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   // The fast families that compute this problem's types, fastest first by design; the family a
   // table entry measured fastest goes first.
   std::vector<Family> order;
-  // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
-  // them, where a tile kernel would multiply mostly padding (skinny_first says when).
-  if (p.ab == DataType::bf16 || p.ab == DataType::f16)
-    order = skinny_first(p) ? std::vector<Family>{Family::skinny, Family::sm90} : std::vector<Family>{Family::sm90};
+  if (p.ab == DataType::bf16 || p.ab == DataType::f16) order = {Family::sm90};
   else if (p.ab == DataType::f32 && p.tf32) order = {Family::sm90_tf32, Family::simt};  // simt: exactly in FP32
   else if (p.ab == DataType::f32) order = {Family::simt};
+  // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
+  // them, where a tile kernel would multiply mostly padding (skinny_first says when).
+  if (!order.empty() && skinny_first(p)) order.insert(order.begin(), Family::skinny);
   const TableEntry* e = table_entry(ctx, p);
   if (e && e->kernel == family_name(Family::generic)) {
     c.why = Why::table;

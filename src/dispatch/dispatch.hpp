@@ -21,6 +21,8 @@ namespace gemmlab::detail {
 
 struct ContextImpl;
 
+// A family's name (family_name) says where it runs and its scheme: "sm90.wgmma", and with the
+// problem's types (describe) "sm90.wgmma.bf16.f32". Tables key their entries by it.
 enum class Family {
   generic,     // kernels/library/generic.cu: any problem, CUDA cores
   simt,        // kernels/fp32/pipelined.cuh: FP32 on CUDA cores, cp.async pipeline

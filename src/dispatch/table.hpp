@@ -26,7 +26,7 @@ struct TableEntry {
   std::string types;   // "bf16.f32": operand type, output type ("f32.f32", "tf32.f32" when TF32 is allowed)
   std::string layout;  // "NN", "NT", "TN", "TT" (problem.hpp: Problem::layout_name)
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  std::string kernel;                // a family name: "sm90", "sm90_tf32", "simt", "generic"
+  std::string kernel;                // a family name (family_name): "sm90.wgmma", "sm80.simt_pipelined", ...
   std::map<std::string, int> config; // that family's parameters
   double ms = 0, reference_ms = 0;   // measured: the winner and cuBLAS, for the record
   int key = -1;                      // class_key of types and layout

@@ -18,14 +18,14 @@ namespace {
 const char* kTable = R"({
   "device": "NVIDIA H100 80GB HBM3", "commit": "abc", "match": "H100",
   "entries": [
-    {"types": "bf16.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90",
+    {"types": "bf16.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90.wgmma",
      "config": {"tile_m": 128, "tile_n": 256, "cluster": 1, "stream_k": 0}, "ms": 0.18, "reference_ms": 0.181},
-    {"types": "bf16.f32", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm90",
+    {"types": "bf16.f32", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm90.wgmma",
      "config": {"tile_m": 128, "tile_n": 128, "cluster": 1, "stream_k": 0}},
-    {"types": "bf16.f32", "layout": "NT", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90", "config": {"cluster": 2}},
-    {"types": "tf32.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "batch": 4, "kernel": "sm90_tf32",
+    {"types": "bf16.f32", "layout": "NT", "m": 4096, "n": 4096, "k": 4096, "kernel": "sm90.wgmma", "config": {"cluster": 2}},
+    {"types": "tf32.f32", "layout": "NN", "m": 4096, "n": 4096, "k": 4096, "batch": 4, "kernel": "sm90.wgmma_swapab",
      "config": {"cluster": 2}},
-    {"types": "bf16.bf16.grouped", "layout": "NT", "m": 16384, "n": 4096, "k": 7168, "batch": 8, "kernel": "sm90",
+    {"types": "bf16.bf16.grouped", "layout": "NT", "m": 16384, "n": 4096, "k": 7168, "batch": 8, "kernel": "sm90.wgmma",
      "config": {"tile_n": 256}}
   ]})";
 
@@ -47,7 +47,7 @@ DeviceState h100() {
   s.cc = 90;
   s.sm90_resident = {132, 66, 132};
   s.tf32_resident = {132, 66};
-  s.skinny_resident = {6, 3, 3, 2};
+  s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
 }
 
@@ -104,11 +104,11 @@ TEST(DispatchTable, RefusesMalformedFilesWithTheirName) {
   EXPECT_NE(message("{").find("my-table.json: not a gemmlab dispatch table"), std::string::npos);
   EXPECT_NE(message(R"({"entries": []})").find("my-table.json"), std::string::npos);  // no device
   EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "int8.f32", "layout": "NN", "m": 1, "n": 1, "k": 1,
-                       "kernel": "sm90", "config": {}}]})")
+                       "kernel": "sm90.wgmma", "config": {}}]})")
                 .find("unknown class"),
             std::string::npos);
   EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 0, "n": 1, "k": 1,
-                       "kernel": "sm90", "config": {}}]})")
+                       "kernel": "sm90.wgmma", "config": {}}]})")
                 .find("size below 1"),
             std::string::npos);
   std::string source;
@@ -222,8 +222,18 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   EXPECT_FALSE(skinny_reject(problem(DataType::f16, DataType::f32, 16384, 8, 16384), c, dev, ws));
   auto why = [&](const Problem& p, std::size_t workspace) { return skinny_reject(p, c, dev, workspace).value_or("accepted"); };
   EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 65, 65, 4096), ws).find("more than 64 rows"), std::string::npos);
-  EXPECT_NE(why(problem(DataType::f32, DataType::f32, 16, 4096, 4096), ws).find("bf16 and f16"), std::string::npos);
   EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4099), ws).find("k = 4099"), std::string::npos);
+  // FP32 operands: only where TF32 is allowed; 16-byte vectors of 4, D in f32 only.
+  auto tf32 = [](Problem p) {
+    p.tf32 = true;
+    return p;
+  };
+  EXPECT_NE(why(problem(DataType::f32, DataType::f32, 16, 4096, 4096), ws).find("FP32 products"), std::string::npos);
+  EXPECT_FALSE(skinny_reject(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4100)), c, dev, ws));
+  EXPECT_NE(why(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4098)), ws).find("not a multiple of 4"),
+            std::string::npos);
+  EXPECT_NE(why(tf32(problem(DataType::f32, DataType::bf16, 16, 4096, 4096)), ws).find("operands' type or f32"),
+            std::string::npos);
   Problem invariant = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   invariant.determinism = Determinism::batch_invariant;
   EXPECT_NE(why(invariant, ws).find("batch-invariant"), std::string::npos);
@@ -239,6 +249,9 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   EXPECT_NE(why(m_major, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
   EXPECT_FALSE(skinny_reject(m_major, c, dev, ws));
   EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), 0u);
+  Problem m_major_f32 = tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4096));
+  m_major_f32.a = {m_major_f32.a.ptr, 16, 0, false};
+  EXPECT_EQ(skinny_workspace_bytes(m_major_f32), 16u * 4096u * 4u);
 }
 
 TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
@@ -254,6 +267,17 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
   EXPECT_FALSE(first(64, 64, 64));       // a small problem (and batches of them): the tile kernel
   EXPECT_FALSE(first(16, 4096, 256));    // a short k
+  // FP32 operands: only as TF32, 4 bytes an element against the same 256 MiB.
+  auto first_f32 = [](std::int64_t m, std::int64_t n, std::int64_t k, bool tf32) {
+    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+    p.tf32 = tf32;
+    return skinny_first(p);
+  };
+  EXPECT_TRUE(first_f32(1, 4096, 4096, true));
+  EXPECT_FALSE(first_f32(1, 4096, 4096, false));   // FP32 products asked for
+  EXPECT_TRUE(first_f32(16, 4096, 14336, true));    // 224 MiB
+  EXPECT_FALSE(first_f32(16, 8192, 14336, true));   // 448 MiB
+  EXPECT_FALSE(first_f32(32, 4096, 4096, true));
 }
 
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {

@@ -21,7 +21,8 @@ struct DeviceState {
   std::vector<int> sm90_resident;
   std::vector<int> simt_resident;
   std::vector<int> tf32_resident;
-  std::vector<int> skinny_resident;  // CTAs of the skinny kernel resident per SM, for 1, 2, 4, 8 column groups
+  std::vector<int> skinny_resident;  // CTAs of the skinny kernel resident per SM: 16-bit operands with 1, 2, 4, 8
+                                     // column groups, then FP32 operands with as many
 };
 
 // Scratch memory of one call: `bytes` of workspace (256-byte aligned) and the zeroed counters

@@ -1,6 +1,6 @@
 // The library's skinny kernel, host side (skinny.hpp): which side of D is short, the checks, the
-// model's split of k, and the clustered launch. The instantiations live in skinny_bf16.cu and
-// skinny_f16.cu, built in parallel.
+// model's split of k, and the clustered launch. The instantiations live in skinny_bf16.cu,
+// skinny_f16.cu and skinny_f32.cu, built in parallel.
 #include "kernels/library/skinny.hpp"
 
 #include <algorithm>
@@ -22,6 +22,7 @@ epi::Params epilogue_params(const Problem& p);
 namespace skinny {
 Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
+Kernel kernel_tf32(int mt, bool w_kmajor);
 }  // namespace skinny
 
 namespace {
@@ -50,60 +51,68 @@ Sides sides_of(const Problem& p) {
 }
 
 int mt_for(std::int64_t small) { return small <= 8 ? 1 : small <= 16 ? 2 : small <= 32 ? 4 : 8; }
-int mt_index(int mt) { return mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3; }
+bool wide(const Problem& p) { return p.ab == DataType::f32; }
+// The index into DeviceState::skinny_resident.
+std::size_t resident_index(int mt, bool wide) { return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0)); }
+// Elements of a 16-byte vector, and the k of one warp's step (skinny.cuh).
+std::int64_t vec(const Problem& p) { return wide(p) ? 4 : 8; }
+std::int64_t step_k(const Problem& p) { return 4 * vec(p); }
 std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
 
 skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
   const bool f32_out = p.cd == DataType::f32;
+  if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor);
   return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor) : skinny::kernel_f16(f32_out, mt, w_kmajor);
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
-// Whether operand o (batch items of it) is read in 16-byte vectors as it is: K-major when
-// `k_major` (else any), pointer, leading dimension and batch stride 16-byte multiples.
-bool vector_ready(const Operand& o, std::int64_t batch, bool need_k_major) {
+// Whether operand o (batch items of it) is read in 16-byte vectors of `vec` elements as it is:
+// K-major when `k_major` (else any), pointer, leading dimension and batch stride 16-byte multiples.
+bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool need_k_major) {
   const std::int64_t items = o.stride == 0 ? 1 : batch;
-  return (!need_k_major || o.k_major) && aligned16(o.ptr) && o.ld % 8 == 0 && (items == 1 || o.stride % 8 == 0);
+  return (!need_k_major || o.k_major) && aligned16(o.ptr) && o.ld % vec == 0 && (items == 1 || o.stride % vec == 0);
 }
 
 // The kernel reads X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,
 // N-major B of a projection to a few outputs, a sub-matrix view) is first copied so into the
-// workspace: small x k per item, k a multiple of 8. X is the short operand, so the copy is small.
+// workspace: small x k per item, k a multiple of a vector. X is the short operand, so the copy is
+// small.
 std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
-  if (vector_ready(*s.x, p.batch, true)) return 0;
+  if (vector_ready(*s.x, p.batch, vec(p), true)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
-  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * 2);
+  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * (wide(p) ? 4 : 2));
 }
 
 }  // namespace
 
 void prepare_skinny(DeviceState& state) {
-  state.skinny_resident.assign(4, 0);
+  state.skinny_resident.assign(8, 0);
   if (state.cc < 90) return;
-  for (int mt : {1, 2, 4, 8}) {
-    int blocks = 0;
-    // Every type pair and layout of one mt has the same registers within a few; the big-major
-    // bf16 -> f32 one stands for them.
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, skinny::kernel_bf16(true, mt, false), skinny::kThreads, 0) !=
-        cudaSuccess) {
-      (void)cudaGetLastError();
-      blocks = 0;
+  for (bool is_wide : {false, true})
+    for (int mt : {1, 2, 4, 8}) {
+      int blocks = 0;
+      // Every type pair and layout of one mt and width has the same registers within a few tens;
+      // the big-major bf16 -> f32 and TF32 ones stand for them.
+      const skinny::Kernel k = is_wide ? skinny::kernel_tf32(mt, false) : skinny::kernel_bf16(true, mt, false);
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, skinny::kThreads, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        blocks = 0;
+      }
+      state.skinny_resident[resident_index(mt, is_wide)] = blocks;
     }
-    state.skinny_resident[std::size_t(mt_index(mt))] = blocks;
-  }
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
 bool skinny_first(const Problem& p) {
-  if (!skinny_shape(p)) return false;
+  if (!skinny_shape(p) || (p.ab == DataType::f32 && !p.tf32)) return false;
   const Sides s = sides_of(p);
   // A decode step or GEMV: m <= 16 against a long operand of thousands of rows and k. Up to a few
   // hundred MB the skinny kernel's start (no pipeline to fill, no tile of padding) wins; beyond,
   // the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100: 16 x 28672 x 8192,
   // 470 MB, 0.217 ms here against 0.191 ms).
-  const double w_bytes = double(s.big) * double(p.k) * 2.0 * double(s.w->stride == 0 ? 1 : p.batch);
+  const double w_bytes = double(s.big) * double(p.k) * (wide(p) ? 4.0 : 2.0) * double(s.w->stride == 0 ? 1 : p.batch);
   const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 && w_bytes <= double(1 << 28);
   // One problem of a few tiles and a long k (64 x 64 x 65536): the tile kernel's stream-K owner
   // adds every helper's partial tile alone, the cluster's CTAs each add a slice. A batch of small
@@ -116,7 +125,10 @@ std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? 
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes) {
-  if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("takes bf16 and f16 operands");
+  if (p.ab != DataType::bf16 && p.ab != DataType::f16 && p.ab != DataType::f32)
+    return std::string("takes bf16, f16 and f32 operands");
+  if (p.ab == DataType::f32 && !p.tf32)
+    return std::string("multiplies f32 operands as TF32, and the call asks for FP32 products (Compute::f32)");
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
   if (state.cc < 90) return fmt::format("needs an sm_90 GPU (thread-block clusters); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not offered");
@@ -124,10 +136,10 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
     return std::string("batch-invariant calls take the tile kernels, whose reduction order does not depend on m");
   if (!skinny_shape(p)) return fmt::format("D has more than {} rows and more than {} columns", kMaxSmall, kMaxSmall);
   if (c.splits < 1 || c.splits > kMaxSplits) return fmt::format("splits of k must be 1 to {}, not {}", kMaxSplits, c.splits);
-  if (p.k % 8 != 0) return fmt::format("k = {} is not a multiple of 8", p.k);
+  if (p.k % vec(p) != 0) return fmt::format("k = {} is not a multiple of {} (a 16-byte vector)", p.k, vec(p));
   const Sides s = sides_of(p);
   const char* w_name = s.swapped ? "B" : "A";
-  if (!vector_ready(*s.w, p.batch, false))
+  if (!vector_ready(*s.w, p.batch, vec(p), false))
     return fmt::format("{} (the long operand) is not read in 16-byte vectors: its pointer, leading dimension and batch "
                        "stride must be 16-byte multiples",
                        w_name);
@@ -150,9 +162,14 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
   a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
   if (x_copy_bytes(p, s) > 0) {
     const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
-    if (s.x->k_major)  // small rows of k, at an unaligned place
+    if (s.x->k_major && wide(p))  // small rows of k, at an unaligned place
+      launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+    else if (s.x->k_major)
       launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
-    else  // k rows of small: transposed
+    else if (wide(p))  // k rows of small: transposed
+      launch_transpose_f32(static_cast<const float*>(s.x->ptr), s.x->ld, s.x->stride, p.k, s.small, items,
+                           reinterpret_cast<float*>(env.scratch.data), p.k, env.stream);
+    else
       launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, p.k, env.stream);
     a.x = env.scratch.data, a.ldx = p.k, a.stride_x = s.x->stride == 0 ? 0 : s.small * p.k;
   }
@@ -163,7 +180,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
   a.d_big = s.swapped ? 1 : p.ldd, a.d_small = s.swapped ? p.ldd : 1;
   a.swapped = s.swapped ? 1 : 0;
   a.splits = c.splits;
-  const std::int64_t steps = cdiv(p.k, skinny::kStepK), workers = std::int64_t(c.splits) * skinny::kWarps;
+  const std::int64_t steps = cdiv(p.k, step_k(p)), workers = std::int64_t(c.splits) * skinny::kWarps;
   a.steps_each = steps / workers, a.steps_more = steps % workers;
   a.epi = epilogue_params(p);
   const int mt = mt_for(s.small);
@@ -186,15 +203,15 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   if (!skinny_shape(p)) return c;
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
-  const std::size_t i = std::size_t(mt_index(mt));
+  const std::size_t i = resident_index(mt, wide(p));
   const int per_sm = i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
   const std::int64_t ctas = std::int64_t(std::max(1, state.props.sm_count)) * per_sm;
   const std::int64_t tiles = cdiv(s.big, tile_big(mt)) * p.batch;
   // s splits of k make tiles * s CTAs of 1/s the work, in waves of `ctas`. The kernel is bound by
   // memory bandwidth, which a wave half full already draws: a last partial wave costs its share
   // of a full one, but at least half. Each split adds 2% for its reduction. Each warp keeps at
-  // least 4 k-steps of 32.
-  const std::int64_t steps = cdiv(p.k, skinny::kStepK);
+  // least 4 k-steps.
+  const std::int64_t steps = cdiv(p.k, step_k(p));
   auto cost = [&](int s) {
     const double waves = double(tiles) * s / double(ctas), whole = std::floor(waves), part = waves - whole;
     return (whole + (part > 0 ? std::max(part, 0.5) : 0.0)) / s * (1.0 + 0.02 * (s - 1));

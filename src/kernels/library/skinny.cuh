@@ -4,20 +4,23 @@
 // is built to stream that operand once at full bandwidth:
 //
 //   - Swap-AB. The long operand W (big x k) takes the tensor core's 16-row side and the short one
-//     X (small x k, small <= 64) its 8-column side: mma.sync.m16n8k16 computes 16 big x 8 small
-//     outputs, so a 1-row D wastes 7/8 of the mma's columns instead of 127/128 of a wgmma tile.
+//     X (small x k, small <= 64) its 8-column side: mma.sync.m16n8k16 (m16n8k8 for FP32 operands)
+//     computes 16 big x 8 small outputs, so a 1-row D wastes 7/8 of the mma's columns instead of
+//     127/128 of a wgmma tile.
 //   - No shared memory on the way in. Each lane loads its mma fragment straight from global memory
-//     with 16-byte loads (W K-major: 8 consecutive k of one row, the k order permuted inside the mma,
-//     which a sum does not mind; W big-major: 8 consecutive rows of one k, paired up with byte
-//     permutes), one k-step ahead of the mma that uses it.
+//     with 16-byte loads (W K-major: a vector of consecutive k of one row, the k order permuted
+//     inside the mma, which a sum does not mind; W big-major: 8 consecutive rows of one k, paired up
+//     with byte permutes for 16-bit elements), one k-step ahead of the mma that uses it.
 //   - Split K, deterministically. The 4 warps of a CTA take consecutive ranges of k, and a cluster
 //     of `splits` CTAs (1 to 8) splits k further. Warp sums add in shared memory in warp order,
 //     then each CTA of the cluster adds a slice of the tile over the cluster's CTAs in rank order,
 //     through distributed shared memory: no workspace, no atomics, no second kernel.
+//   - FP32 operands, where the call allows TF32, take the same path with m16n8k8.tf32.
 #pragma once
 
 #include <cooperative_groups.h>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -26,7 +29,7 @@
 
 namespace gemmlab::detail::skinny {
 
-constexpr int kWarps = 4, kThreads = 32 * kWarps, kStepK = 32;
+constexpr int kWarps = 4, kThreads = 32 * kWarps;
 
 // n16 tiles of W per warp: 4 (64 rows) for up to 16 short-side columns, 2 above, to stay within
 // the register budget with 4 to 8 mma columns.
@@ -48,7 +51,7 @@ struct Args {
   std::int64_t d_big = 0, d_small = 0, stride_d = 0;
   int swapped = 0;  // W is op(B)^T: r indexes D's columns and i its rows (else r rows, i columns)
   int splits = 1;   // CTAs per cluster, along k
-  std::int64_t steps_each = 0, steps_more = 0;  // the k-steps of 32 per warp of the cluster (the kernel divides nothing in 64 bits)
+  std::int64_t steps_each = 0, steps_more = 0;  // the k-steps (kStepK) per warp of the cluster (the kernel divides nothing in 64 bits)
   epi::Params epi;
 };
 
@@ -67,24 +70,61 @@ __device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
+// FP32 operands, where the call allows TF32: each operand rounded to TF32 (a 10-bit mantissa) and
+// multiplied with m16n8k8. (Three TF32 products per product would give close to FP32's accuracy
+// at no cost to a kernel bound by the bytes of W, but not FP32 products, which Compute::f32
+// promises.)
+struct Tf32 {};
+template <class T> constexpr bool kWide = std::is_same_v<T, Tf32>;
+
+__device__ __forceinline__ std::uint32_t tf32_bits(std::uint32_t x) {
+  std::uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(x)));
+  return r;
+}
+// A fragment as m16n8k8 takes it (a: rows g, g + 8 at k slot t, then at t + 4; b: k slots t, t + 4
+// of column g), from FP32 bits.
+__device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                    std::uint32_t a3, std::uint32_t b0, std::uint32_t b1, Tf32) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(tf32_bits(a0)), "r"(tf32_bits(a1)), "r"(tf32_bits(a2)), "r"(tf32_bits(a3)), "r"(tf32_bits(b0)),
+        "r"(tf32_bits(b1)));
+}
+
 using u16 = unsigned short;
 
-// N consecutive 32-bit words (2N elements) from a 4N-byte aligned address; W is read once, so
-// the loads do not keep it in L1.
+// The operands' storage: 16-bit elements, or FP32 for Tf32.
+template <class T> using Elem = std::conditional_t<kWide<T>, float, u16>;
+// Elements per 16-byte vector, and the k of one step of a warp: 64 bytes of each W row (32 k of
+// 16-bit elements in two m16n8k16, 16 k of FP32 in two m16n8k8), so both widths move the same
+// bytes per step with the same registers.
+template <class E> constexpr int kVec = 16 / int(sizeof(E));
+template <class E> constexpr int kStepK = 4 * kVec<E>;
+// 16-bit elements: pairs in a 32-bit word, the mma's k pairs; FP32: one per word.
+template <class E> constexpr int kPerWord = 4 / int(sizeof(E));
+
+// N consecutive 32-bit words from a 4N-byte aligned address; W is read once, so the loads do not
+// keep it in L1.
 template <int N> struct Words { std::uint32_t v[N]; };
 // kPrefetch: the L2 fetches 256 bytes around each miss. It helps the big-major W, whose warp reads
 // 128 contiguous bytes per k row and whose neighbour tile reads the next 128; it slowed the
 // K-major W (16 x 4096 x 4096 NT on an H200: 0.0229 to 0.0280 ms), whose warp reads 64 bytes of
 // each of 64 rows 32 KB apart.
 template <int N, bool kPrefetch>
-__device__ __forceinline__ Words<N> load_words(const u16* at) {
+__device__ __forceinline__ Words<N> load_words(const void* at) {
   Words<N> r;
-  if constexpr (N == 4 && kPrefetch) {
+  if constexpr (N == 8) {
+    const Words<4> lo = load_words<4, kPrefetch>(at), hi = load_words<4, kPrefetch>(static_cast<const char*>(at) + 16);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) r.v[i] = lo.v[i], r.v[4 + i] = hi.v[i];
+  } else if constexpr (N == 4 && kPrefetch) {
     asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
         : "=r"(r.v[0]), "=r"(r.v[1]), "=r"(r.v[2]), "=r"(r.v[3])
         : "l"(at));
   } else if constexpr (N == 4) {
-    const uint4 q = __ldcs(reinterpret_cast<const uint4*>(at));
+    const uint4 q = __ldcs(static_cast<const uint4*>(at));
     r.v[0] = q.x, r.v[1] = q.y, r.v[2] = q.z, r.v[3] = q.w;
   } else if constexpr (N == 2) {
     asm("ld.global.nc.L1::no_allocate.L2::256B.v2.u32 {%0,%1}, [%2];\n" : "=r"(r.v[0]), "=r"(r.v[1]) : "l"(at));
@@ -94,38 +134,41 @@ __device__ __forceinline__ Words<N> load_words(const u16* at) {
   return r;
 }
 
-// The operands of one k-step (32 values of k) in one lane's registers.
-template <int MT, int NT, bool kWK>
+// The operands of one k-step in one lane's registers (the same count for both widths).
+// W K-major: [tile][row g, row g + 8] one 16-byte vector of k each. W big-major: [half][k row]
+// 2 NT big rows each, the k rows of a half being (2t, 2t+1, 2t+8, 2t+9) of a k16 for 16-bit
+// elements and (t, t+4) of a k8 for FP32. X: [mt] one 16-byte vector of k of row mt * 8 + g
+// (K-major W), or [half][mt] the k slots t and t + 4 of the half's mma (as pairs for 16-bit).
+template <class E, int MT, int NT, bool kWK>
 struct Step {
-  // W K-major: [tile][row g, row g + 8] 8 k each. W big-major: [half (k16)][k row 2t, 2t+1, 2t+8,
-  // 2t+9] 2 NT big rows each (NT words).
-  Words<4> w[kWK ? NT : 2][kWK ? 2 : 4];
-  // X: [mt] 8 k of row mt * 8 + g (K-major W), or [half][mt] the pairs (2t, 2t+1) and (2t+8, 2t+9).
+  static constexpr int kRows = 2 * kPerWord<E>, kRowWords = 2 * NT / kPerWord<E>;
+  Words<kWK ? 4 : kRowWords> w[kWK ? NT : 2][kWK ? 2 : kRows];
   Words<kWK ? 4 : 2> x[kWK ? 1 : 2][MT];
 };
 
 // What a lane reads, worked out once. Rows past the end of W or X are read at a row inside
 // instead: each feeds only outputs of its own row (or column), which are never written, so they
-// need no zeros and the loop no bounds checks on rows. K is a multiple of 8 (skinny_reject), so a
-// lane's vector of k is all inside K or all past it; past it, both sides read as zero.
-template <int MT, int NT, bool kWK>
+// need no zeros and the loop no bounds checks on rows. K is a multiple of a 16-byte vector
+// (skinny_reject), so a lane's vector of k is all inside K or all past it; past it, both sides
+// read as zero.
+template <class E, int MT, int NT, bool kWK>
 struct Lane {
-  const u16* w[kWK ? NT : 1][kWK ? 2 : 1];  // K-major: rows (tile, g / g + 8) at k = 8t; big-major: k = 2t, row 2 NT g
-  const u16* x[MT];                         // X's row mt * 8 + g at k = 0 (X is K-major, 16-byte rows)
+  const E* w[kWK ? NT : 1][kWK ? 2 : 1];  // K-major: rows (tile, g / g + 8) at k = kVec t; big-major: k = (2 or 1) t, row 2 NT g
+  const E* x[MT];                         // X's row mt * 8 + g at k = 0 (X is K-major, 16-byte rows)
 };
 
-template <int MT, int NT, bool kWK>
-__device__ __forceinline__ Lane<MT, NT, kWK> lane_setup(const Args& p, const u16* W, const u16* X, std::int64_t r0,
-                                                        int g, int t) {
-  Lane<MT, NT, kWK> l;
+template <class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ Lane<E, MT, NT, kWK> lane_setup(const Args& p, const E* W, const E* X, std::int64_t r0,
+                                                           int g, int t) {
+  Lane<E, MT, NT, kWK> l;
   if constexpr (kWK) {
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) l.w[q][h] = W + min(r0 + 16 * q + g + 8 * h, p.big - 1) * p.ldw + 8 * t;
+      for (int h = 0; h < 2; ++h) l.w[q][h] = W + min(r0 + 16 * q + g + 8 * h, p.big - 1) * p.ldw + kVec<E> * t;
   } else {
     // big is a multiple of 8 here, so the last whole vector starts at big - 2 NT.
-    l.w[0][0] = W + std::int64_t(2 * t) * p.ldw + min(r0 + 2 * NT * g, p.big - 2 * NT);
+    l.w[0][0] = W + std::int64_t(kPerWord<E> * t) * p.ldw + min(r0 + 2 * NT * g, p.big - 2 * NT);
   }
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) l.x[mt] = X + min(std::int64_t(mt * 8 + g), p.small - 1) * p.ldx;
@@ -133,11 +176,12 @@ __device__ __forceinline__ Lane<MT, NT, kWK> lane_setup(const Args& p, const u16
 }
 
 // The operands of the k-step at k0.
-template <int MT, int NT, bool kWK>
-__device__ __forceinline__ void load_step(Step<MT, NT, kWK>& s, const Lane<MT, NT, kWK>& l, const Args& p,
+template <class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E, MT, NT, kWK>& l, const Args& p,
                                           std::int64_t k0, int t) {
+  using S = Step<E, MT, NT, kWK>;
   if constexpr (kWK) {
-    const std::int64_t kk = k0 + 8 * t;
+    const std::int64_t kk = k0 + kVec<E> * t;
     const bool in = kk < p.k;
 #pragma unroll
     for (int q = 0; q < NT; ++q)
@@ -149,42 +193,47 @@ __device__ __forceinline__ void load_step(Step<MT, NT, kWK>& s, const Lane<MT, N
       s.x[0][mt].v[0] = v.x, s.x[0][mt].v[1] = v.y, s.x[0][mt].v[2] = v.z, s.x[0][mt].v[3] = v.w;
     }
   } else {
+    // The k rows of half h: 16-bit, k0 + 2t + (16h + {0, 1, 8, 9}); FP32, k0 + t + (8h + {0, 4}).
+    constexpr int kHalfK = 8 * kPerWord<E>;
 #pragma unroll
     for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const std::int64_t dk = 16 * h + (j & 1) + 8 * (j >> 1);  // this row's k is k0 + 2t + dk
-        const Words<NT> v = k0 + 2 * t + dk < p.k ? load_words<NT, true>(l.w[0][0] + (k0 + dk) * p.ldw) : Words<NT>{};
-#pragma unroll
-        for (int w = 0; w < NT; ++w) s.w[h][j].v[w] = v.v[w];
+      for (int j = 0; j < S::kRows; ++j) {
+        const std::int64_t dk = kHalfK * h + (kPerWord<E> == 2 ? (j & 1) + 8 * (j >> 1) : 4 * j);
+        const bool in = k0 + kPerWord<E> * t + dk < p.k;
+        s.w[h][j] = in ? load_words<S::kRowWords, true>(l.w[0][0] + (k0 + dk) * p.ldw) : Words<S::kRowWords>{};
       }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const std::int64_t kk = k0 + 16 * h + 2 * t;
-      const bool lo = kk < p.k, hi = kk + 8 < p.k;
+      // k slot t of the half's mma and slot t + 4 (k pairs for 16-bit elements).
+      const std::int64_t kk = k0 + kHalfK * h + kPerWord<E> * t, far = 4 * kPerWord<E>;
+      const bool lo = kk < p.k, hi = kk + far < p.k;
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
         s.x[h][mt].v[0] = lo ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk)) : 0u;
-        s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + 8)) : 0u;
+        s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + far)) : 0u;
       }
     }
   }
 }
 
-template <class T, int MT, int NT, bool kWK>
-__device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<MT, NT, kWK>& s) {
+template <class T, class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<E, MT, NT, kWK>& s) {
   if constexpr (kWK) {
-    // Lane t holds k = 8t .. 8t+7 of its rows and of X's: the first mma takes 8t .. 8t+3 in the
-    // places of k = 2t, 2t+1, 2t+8, 2t+9, the second 8t+4 .. 8t+7.
+    // Lane t holds one 16-byte vector of k of its rows and of X's, and the mma's k slots are
+    // filled from it in a permuted order, which a sum does not mind. 16-bit: k = 8t .. 8t+7, the
+    // first m16n8k16 takes 8t .. 8t+3 in the places of k = 2t, 2t+1, 2t+8, 2t+9, the second
+    // 8t+4 .. 8t+7. FP32: k = 4t .. 4t+3, the first m16n8k8 takes 4t, 4t+1 in slots t, t + 4, the
+    // second 4t+2, 4t+3. Both read the same words in the same places.
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
+      for (int half = 0; half < 2; ++half)
 #pragma unroll
-        for (int half = 0; half < 2; ++half)
+        for (int mt = 0; mt < MT; ++mt)
           mma(acc[q][mt], s.w[q][0].v[2 * half], s.w[q][1].v[2 * half], s.w[q][0].v[2 * half + 1],
               s.w[q][1].v[2 * half + 1], s.x[0][mt].v[2 * half], s.x[0][mt].v[2 * half + 1], T{});
-  } else {
+  } else if constexpr (kPerWord<E> == 2) {
     // Word q of a loaded k row holds big rows 2q (low half) and 2q + 1 (high half) of the lane's
     // 2 NT: tile q's fragment row g is big row 2 NT g + 2q, row g + 8 is 2 NT g + 2q + 1.
 #pragma unroll
@@ -198,6 +247,17 @@ __device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<MT,
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) mma(acc[q][mt], a0, a1, a2, a3, s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
       }
+  } else {
+    // FP32: word 2q of a k row is big row 2 NT g + 2q (tile q's row g), word 2q + 1 the next
+    // (row g + 8); k row 0 of the half is slot t, k row 1 slot t + 4.
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int q = 0; q < NT; ++q)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+          mma(acc[q][mt], s.w[h][0].v[2 * q], s.w[h][0].v[2 * q + 1], s.w[h][1].v[2 * q], s.w[h][1].v[2 * q + 1],
+              s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
   }
 }
 
@@ -205,6 +265,7 @@ template <class T, class TD, int MT, bool kWK>
 __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
+  using E = Elem<T>;
   constexpr int NT = tiles_for(MT), kRegs = NT * MT * 4, kTileBig = 16 * NT;
   __shared__ float red[kWarps][kRegs][32];
   cg::cluster_group cluster = cg::this_cluster();
@@ -217,16 +278,16 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
   const std::int64_t s_end = s_begin + p.steps_each + (worker < p.steps_more ? 1 : 0);
   const epi::Scalars sc = epi::scalars(p.epi);
   for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
-    const u16* W = static_cast<const u16*>(p.w) + item * p.stride_w;
-    const u16* X = static_cast<const u16*>(p.x) + item * p.stride_x;
-    const Lane<MT, NT, kWK> l = lane_setup<MT, NT, kWK>(p, W, X, r0, g, t);
+    const E* W = static_cast<const E*>(p.w) + item * p.stride_w;
+    const E* X = static_cast<const E*>(p.x) + item * p.stride_x;
+    const Lane<E, MT, NT, kWK> l = lane_setup<E, MT, NT, kWK>(p, W, X, r0, g, t);
     float acc[NT][MT][4] = {};
     // One step of loads, then its mma: a second step in flight per warp (registers for both)
     // left fewer CTAs resident, and as many bytes in flight per SM.
-    Step<MT, NT, kWK> cur;
+    Step<E, MT, NT, kWK> cur;
     for (std::int64_t s = s_begin; s < s_end; ++s) {
-      load_step(cur, l, p, s * kStepK, t);
-      mma_step<T, MT, NT, kWK>(acc, cur);
+      load_step(cur, l, p, s * kStepK<E>, t);
+      mma_step<T>(acc, cur);
     }
     // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).
 #pragma unroll

@@ -1,14 +1,15 @@
-// The library's skinny kernel (skinny.cuh) as dispatch sees it: BF16 and FP16 GEMMs whose D has at
-// most 64 rows or at most 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90.
+// The library's skinny kernel (skinny.cuh) as dispatch sees it: GEMMs whose D has at most 64 rows
+// or at most 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90.
 //
-// What it computes: every 16-bit type pair of the sm90 kernel, not grouped, k a multiple of 8, any
-// layout of A and B: the long operand, streamed with 16-byte loads, needs a pointer, leading
-// dimension and batch stride of 16-byte multiples (and, stored along its long side, that side a
-// multiple of 8); the short one is read K-major in 16-byte rows, and copied so into the workspace
-// when stored otherwise. Strided batches (broadcast operands included), C apart from D or D
-// itself, alpha and beta as values or device pointers, and the fused bias and activation
-// (epilogue.cuh). Its split of k is a cluster's: sums add in a fixed order, so results are
-// reproducible run to run.
+// What it computes: BF16 and FP16 operands with D in their type or f32, and FP32 operands with D
+// in f32 where the call allows TF32 (Compute::tf32); not grouped,
+// k a multiple of a 16-byte vector (8 or 4 elements), any layout of A and B: the long operand,
+// streamed with 16-byte loads, needs a pointer, leading dimension and batch stride of 16-byte
+// multiples (and, stored along its long side, that side a multiple of 8); the short one is read
+// K-major in 16-byte rows, and copied so into the workspace when stored otherwise. Strided batches
+// (broadcast operands included), C apart from D or D itself, alpha and beta as values or device
+// pointers, and the fused bias and activation (epilogue.cuh). Its split of k is a cluster's: sums
+// add in a fixed order, so results are reproducible run to run.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // A 32 x 32 tile transpose through shared memory: reads and writes both along rows (coalesced),
 // the tile padded by one column so that the column reads hit 32 different banks. And a row copy of
-// 16-bit matrices whose rows the TMA cannot address into rows of a 16-byte multiple.
+// matrices whose rows are not 16-byte aligned into rows of a 16-byte multiple.
 #include "kernels/library/transpose.hpp"
 
 #include <algorithm>
@@ -39,27 +39,39 @@ __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64
 }
 
 // One block per row (grid-strided over rows and items): the threads read the unaligned source row
-// two bytes at a time (consecutive lanes, consecutive addresses) and write it at the aligned start
-// of the destination row.
-__global__ void copy_rows_16(const std::uint16_t* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
-                             std::int64_t cols, std::int64_t batch, std::uint16_t* __restrict__ dst, std::int64_t dst_ld) {
+// one element at a time (consecutive lanes, consecutive addresses) and write it at the aligned
+// start of the destination row.
+template <class E>
+__global__ void copy_rows(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                          std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
   for (std::int64_t r = blockIdx.x; r < rows * batch; r += gridDim.x) {
     const std::int64_t item = r / rows, row = r % rows;
-    const std::uint16_t* s = src + item * stride + row * ld;
-    std::uint16_t* d = dst + r * dst_ld;
+    const E* s = src + item * stride + row * ld;
+    E* d = dst + r * dst_ld;
     for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) d[c] = s[c];
   }
+}
+
+template <class E>
+void launch_copy_rows(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                      std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch, 1 << 20));
+  const unsigned threads = cols >= 256 ? 256 : cols >= 64 ? 64 : 32;
+  copy_rows<E><<<blocks, threads, 0, stream>>>(static_cast<const E*>(src), ld, stride, rows, cols, batch,
+                                               static_cast<E*>(dst), dst_ld);
+  GEMMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                          std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch, 1 << 20));
-  const unsigned threads = cols >= 256 ? 256 : cols >= 64 ? 64 : 32;
-  copy_rows_16<<<blocks, threads, 0, stream>>>(static_cast<const std::uint16_t*>(src), ld, stride, rows, cols, batch,
-                                               static_cast<std::uint16_t*>(dst), dst_ld);
-  GEMMLAB_CHECK_LAUNCH();
+  launch_copy_rows<std::uint16_t>(src, ld, stride, rows, cols, batch, dst, dst_ld, stream);
+}
+
+void launch_copy_rows_32(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  launch_copy_rows<std::uint32_t>(src, ld, stride, rows, cols, batch, dst, dst_ld, stream);
 }
 
 template <class E>

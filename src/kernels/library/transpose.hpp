@@ -21,8 +21,10 @@ void launch_transpose_16(const void* src, std::int64_t ld, std::int64_t stride, 
 
 // dst (batch items of rows x cols, row-major with dst_ld >= cols between rows, item i at
 // dst + i * rows * dst_ld) = src (the same, with ld between rows and stride between items), for
-// 2-byte elements. Columns cols to dst_ld - 1 of dst are left as they were.
+// 2-byte elements (_16) or 4-byte ones (_32). Columns cols to dst_ld - 1 of dst are left as they were.
 void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
+                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
+void launch_copy_rows_32(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                          std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
 
 }  // namespace gemmlab::detail
