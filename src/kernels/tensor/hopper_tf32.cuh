@@ -254,10 +254,14 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
     const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
     // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias and
-    // the activation.
+    // the activation. The TMA store clips a partial tile, but its values are all computed: rows and
+    // columns past D's edge read the last bias value, since the bias ends at D's edge
+    // (compute-sanitizer found the reads past it).
     auto value = [&](int i, int m, int n) {
       float v = scal.alpha * d[i];
-      if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
+      if constexpr (FUSED)
+        v = epi::activate(v + epi::bias_at<float>(args.epi, item, min(m, args.M - 1), min(n, args.N - 1)),
+                          args.epi.act);
       return v;
     };
     if (args.tma_store && scal.beta == 0.0f) {
