@@ -297,9 +297,11 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
           for (int e = 0; e < 2; ++e) {
             const int m = row0 + 8 * j + 2 * t + e;
             if (m >= args.M) continue;
-            const float bias = FUSED ? epi::bias_at<float>(args.epi, item, m, n) : 0.0f;
-            D[std::size_t(m) * args.ldd + n] =
-                epi::finish<float>(args.epi, scal, d[4 * j + 2 * h + e], C + std::size_t(m) * args.ldc + n, bias);
+            // epi::finish's arithmetic, with the activation's code only where FUSED.
+            float v = scal.alpha * d[4 * j + 2 * h + e];
+            if (scal.beta != 0.0f) v += scal.beta * C[std::size_t(m) * args.ldc + n];
+            if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
+            D[std::size_t(m) * args.ldd + n] = v;
           }
       }
     }
