@@ -561,45 +561,33 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       OutT* D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
       const OutT* C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
       const int row_end = Cfg::kGrouped ? t.row_end : args.M;
-      // The activation's form is chosen once per tile, not per value: a branch per value puts every
-      // activation's code between the unrolled stores, unfused kernels included
-      // (docs/kernels/tensor-ladder.md, "The fused epilogue").
-      auto stores = [&](auto exp_form, const epi::ActForm& form) {
-        auto value = [&](float acc, const OutT* in, int rr, int cc) {
-          float v = scal.alpha * acc;
-          if (scal.beta != 0.0f) v += scal.beta * epi::to_f32(*in);
-          if constexpr (Cfg::kFused)
-            v = epi::activate_form<decltype(exp_form)::value>(v + epi::bias_at<OutT>(args.epi, t.item, rr, cc), form);
-          return epi::from_f32<OutT>(v);
-        };
 #pragma unroll
-        for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {  // accumulator group: row block rb, column group j
-          const int rb = grp / (BN / 8), j = grp % (BN / 8);
-          const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
-          if (c >= args.N) continue;
-          for (int h = 0; h < 2; ++h) {
-            const int rr = r + 8 * h;
-            if (rr >= row_end) continue;
-            OutT* out = D + std::size_t(rr) * args.ldd + c;
-            const OutT* in = C + std::size_t(rr) * args.ldc + c;
-            const OutT o0 = value(d[4 * grp + 2 * h], in, rr, c);
-            if (c + 1 < args.N) {
-              const OutT o1 = value(d[4 * grp + 2 * h + 1], in + 1, rr, c + 1);
-              if (args.pair_stores) {
-                const OutT both[2] = {o0, o1};
-                if constexpr (sizeof(OutT) == 4) *reinterpret_cast<float2*>(out) = *reinterpret_cast<const float2*>(both);
-                else *reinterpret_cast<std::uint32_t*>(out) = *reinterpret_cast<const std::uint32_t*>(both);
-              } else {
-                out[0] = o0, out[1] = o1;
-              }
+      for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {  // accumulator group: row block rb, column group j
+        const int rb = grp / (BN / 8), j = grp % (BN / 8);
+        const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
+        if (c >= args.N) continue;
+        for (int h = 0; h < 2; ++h) {
+          const int rr = r + 8 * h;
+          if (rr >= row_end) continue;
+          OutT* out = D + std::size_t(rr) * args.ldd + c;
+          const OutT* in = C + std::size_t(rr) * args.ldc + c;
+          const float b0 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c) : 0.0f;
+          const OutT o0 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h], in, b0);
+          if (c + 1 < args.N) {
+            const float b1 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c + 1) : 0.0f;
+            const OutT o1 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h + 1], in + 1, b1);
+            if (args.pair_stores) {
+              const OutT both[2] = {o0, o1};
+              if constexpr (sizeof(OutT) == 4) *reinterpret_cast<float2*>(out) = *reinterpret_cast<const float2*>(both);
+              else *reinterpret_cast<std::uint32_t*>(out) = *reinterpret_cast<const std::uint32_t*>(both);
             } else {
-              out[0] = o0;
+              out[0] = o0, out[1] = o1;
             }
+          } else {
+            out[0] = o0;
           }
         }
-      };
-      if constexpr (Cfg::kFused) epi::with_activation_form(args.epi.act, stores);
-      else stores(std::false_type{}, epi::ActForm{false, 0.0f});
+      }
     }
   });
   if constexpr (Cfg::DEFER_BOXES > 0) {  // the last tile's deferred boxes
