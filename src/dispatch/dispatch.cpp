@@ -28,6 +28,7 @@ Sm90Config sm90_from(const TableEntry& e) {
   c.cluster = param(e, "cluster", c.cluster);
   c.group_m = param(e, "group_m", c.group_m);
   c.stream_k = param(e, "stream_k", c.stream_k);
+  c.splits = param(e, "splits", c.splits);
   return c;
 }
 
@@ -48,6 +49,7 @@ Tf32Config tf32_from(const TableEntry& e) {
   c.cluster = param(e, "cluster", c.cluster);
   c.group_m = param(e, "group_m", c.group_m);
   c.stream_k = param(e, "stream_k", c.stream_k);
+  c.splits = param(e, "splits", c.splits);
   return c;
 }
 
@@ -115,7 +117,7 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   return choose_family(
       ctx, p, Family::sm90_tf32, &Choice::tf32, tf32_from,
-      [&] { return tf32_model_choice(p, dev, invariant(p)); },
+      [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not);
 }
@@ -147,10 +149,16 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 std::string model_words(const Choice& c, const Problem& p) {
   switch (c.family) {
     case Family::sm90:
+      if (c.sm90.splits > 1)
+        return fmt::format("split-K in {} slices: few tiles and a long K (partial sums added in a second pass)",
+                           c.sm90.splits);
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
                                    : "128x256 tiles";
     case Family::sm90_tf32:
+      if (c.tf32.splits > 1)
+        return fmt::format("256x128 tiles, split-K in {} slices: few tiles and a long K (partial sums added in a second pass){}",
+                           c.tf32.splits, p.a.k_major ? "" : "; A is M-major and is first copied K-major");
       return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
@@ -181,9 +189,10 @@ std::map<std::string, int> config_fields(const Choice& c) {
   switch (c.family) {
     case Family::sm90:
       return {{"tile_m", c.sm90.tile_m}, {"tile_n", c.sm90.tile_n}, {"cluster", c.sm90.cluster},
-              {"group_m", c.sm90.group_m}, {"stream_k", c.sm90.stream_k}};
+              {"group_m", c.sm90.group_m}, {"stream_k", c.sm90.stream_k}, {"splits", c.sm90.splits}};
     case Family::sm90_tf32:
-      return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k}};
+      return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k},
+              {"splits", c.tf32.splits}};
     case Family::skinny: return {{"splits", c.skinny.splits}};
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
@@ -296,12 +305,14 @@ Plan describe(const Choice& c, const Problem& p) {
   plan.kernel = fmt::format("{}.{}", family_name(c.family), types_key(p));
   switch (c.family) {
     case Family::sm90:
-      plan.config = fmt::format("tile={}x{} cluster={} group={} stream_k={}", c.sm90.tile_m, c.sm90.tile_n,
-                                c.sm90.cluster, c.sm90.group_m, c.sm90.stream_k);
+      plan.config = fmt::format("tile={}x{} cluster={} group={} stream_k={}{}", c.sm90.tile_m, c.sm90.tile_n,
+                                c.sm90.cluster, c.sm90.group_m, c.sm90.stream_k,
+                                c.sm90.splits > 1 ? fmt::format(" splits={}", c.sm90.splits) : std::string());
       break;
     case Family::sm90_tf32:
-      plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}", c.tf32.cluster, c.tf32.group_m,
-                                c.tf32.stream_k, p.a.k_major ? "" : " copy_a=k_major");
+      plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}{}", c.tf32.cluster, c.tf32.group_m,
+                                c.tf32.stream_k, c.tf32.splits > 1 ? fmt::format(" splits={}", c.tf32.splits) : std::string(),
+                                p.a.k_major ? "" : " copy_a=k_major");
       break;
     case Family::skinny:
       plan.config = fmt::format("splits={}", c.skinny.splits);

@@ -138,6 +138,50 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   }
 }
 
+TEST(DispatchSm90, SplitsKForAFewTilesWithALongK) {
+  const DeviceState dev = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  // 128 x 128 x 65536: one tile of 1024 k-tiles. 128 slices of 8 would fill the 132 SMs, but each
+  // would write and read back 128 KiB of partial sums for 256 KiB of operands: 64 slices of 16,
+  // 4 MiB of partial sums.
+  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);
+  Sm90Config c = sm90_model_choice(one, dev, ws, false);
+  EXPECT_EQ(c.tile_n, 128);
+  EXPECT_EQ(c.splits, 64);
+  EXPECT_EQ(c.stream_k, 0);
+  EXPECT_FALSE(sm90_reject(one, c, dev, ws));
+  EXPECT_EQ(sm90_workspace_bytes(one, c, dev, ws), 64u * 128u * 128u * 4u);
+  // 64 x 64 x 65536: a quarter of the outputs, so 128 slices.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), dev, ws, false).splits, 128);
+  // Less workspace: fewer slices (16 of 64 KiB fit 1 MiB); none fit 100 KiB.
+  EXPECT_EQ(sm90_model_choice(one, dev, 1 << 20, false).splits, 16);
+  EXPECT_EQ(sm90_model_choice(one, dev, 100000, false).splits, 1);
+  // 64 x 4096 x 4096: 32 tiles: 4 slices of 16 k-tiles; 128 x 4096 x 4096: 2. 1024^3 (64 tiles,
+  // 16 k-tiles each), 4096^3 and a batch of small problems: none.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 64, 4096, 4096), dev, ws, false).splits, 4);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 128, 4096, 4096), dev, ws, false).splits, 2);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, ws, false).splits, 1);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 4096, 4096, 4096), dev, ws, false).splits, 1);
+  Problem batched = problem(DataType::bf16, DataType::bf16, 64, 64, 65536);
+  batched.batch = 4, batched.a.stride = 64 * 65536, batched.stride_d = 64 * 64;
+  EXPECT_EQ(sm90_model_choice(batched, dev, ws, false).splits, 1);
+  // Batch invariance: never (the slices depend on the shape).
+  EXPECT_EQ(sm90_model_choice(one, dev, ws, true).splits, 1);
+  // The refusals name what is wrong.
+  auto refusal = [&](const Problem& p, const Sm90Config& cfg, std::size_t bytes) {
+    const auto why = sm90_reject(p, cfg, dev, bytes);
+    return why ? *why : std::string();
+  };
+  EXPECT_NE(refusal(batched, c, ws).find("split-K takes one problem"), std::string::npos);
+  Sm90Config many = c;
+  many.splits = 2000;
+  EXPECT_NE(refusal(one, many, ws).find("2000 splits of K = 65536"), std::string::npos);
+  EXPECT_NE(refusal(one, c, 1000).find("needs 4194304 bytes of workspace"), std::string::npos) << refusal(one, c, 1000);
+  Problem invariant = one;
+  invariant.determinism = Determinism::batch_invariant;
+  EXPECT_NE(refusal(invariant, c, ws).find("not batch-invariant"), std::string::npos);
+}
+
 TEST(DispatchSm90, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   const DeviceState dev = h100();
   const Sm90Config c{128, 256, 1, 8, 0};  // no stream-K tail: the workspace is the copies alone
@@ -203,7 +247,7 @@ TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {
   p.tf32 = true;
   p.a.k_major = false;
   p.a.ld = 1024;
-  const Tf32Config c = tf32_model_choice(p, dev, false);
+  const Tf32Config c = tf32_model_choice(p, dev, 1 << 26, false);
   const auto small = tf32_reject(p, c, dev, 1024);
   ASSERT_TRUE(small);
   EXPECT_NE(small->find("M-major"), std::string::npos) << *small;
@@ -211,6 +255,26 @@ TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {
   Problem strict = p;
   strict.tf32 = false;
   EXPECT_TRUE(tf32_reject(strict, c, dev, 1 << 30));
+}
+
+TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
+  const DeviceState dev = h100();
+  Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);
+  p.tf32 = true;
+  // One 256 x 128 tile of 2048 k-tiles (32 deep): 128 slices of 16; 8 MiB of partial sums.
+  const Tf32Config c = tf32_model_choice(p, dev, 1 << 26, false);
+  EXPECT_EQ(c.splits, 128);
+  EXPECT_EQ(c.stream_k, 0);
+  EXPECT_FALSE(tf32_reject(p, c, dev, 1 << 26));
+  EXPECT_EQ(tf32_workspace_bytes(p, c, dev, 1 << 26), 128u * 128u * 128u * 4u);
+  const auto short_ws = tf32_reject(p, c, dev, 4096);
+  ASSERT_TRUE(short_ws);
+  EXPECT_NE(short_ws->find("needs 8388608 bytes of workspace"), std::string::npos) << *short_ws;
+  EXPECT_EQ(tf32_model_choice(p, dev, 1 << 26, true).splits, 1);  // batch-invariant: never
+  // 4096^3: 512 tiles, no split.
+  Problem big = problem(DataType::f32, DataType::f32, 4096, 4096, 4096);
+  big.tf32 = true;
+  EXPECT_EQ(tf32_model_choice(big, dev, 1 << 26, false).splits, 1);
 }
 
 TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
@@ -263,7 +327,7 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_FALSE(first(16, 28672, 8192));  // 448 MiB: the tile kernel streams it faster
   EXPECT_FALSE(first(32, 4096, 4096));   // 17 to 64 rows: the tile kernel
   EXPECT_FALSE(first(16384, 8, 16384));  // a short n with thousands of rows: the tile kernel
-  EXPECT_TRUE(first(64, 64, 65536));     // one tile, a long k
+  EXPECT_FALSE(first(64, 64, 65536));    // one tile, a long k: sm90's split-K
   EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
   EXPECT_FALSE(first(64, 64, 64));       // a small problem (and batches of them): the tile kernel
   EXPECT_FALSE(first(16, 4096, 256));    // a short k
@@ -278,6 +342,7 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_TRUE(first_f32(16, 4096, 14336, true));    // 224 MiB
   EXPECT_FALSE(first_f32(16, 8192, 14336, true));   // 448 MiB
   EXPECT_FALSE(first_f32(32, 4096, 4096, true));
+  EXPECT_FALSE(first_f32(64, 64, 65536, true));  // one tile, a long k: the TF32 tile kernel's split-K
 }
 
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {

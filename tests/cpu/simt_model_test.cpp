@@ -78,6 +78,20 @@ TEST(SimtModel, ChoosesAsTheLadderDocuments) {
   EXPECT_EQ(simt_workspace_bytes(p4096, tight, s), 0u);
 }
 
+TEST(SimtModel, SplitsALongKOverTheGpuWhenThereAreFewTiles) {
+  const DeviceState s = h100();
+  // 64 x 64 x 65536: one 64 x 64 tile; 128 slices of 512 fill the 132 SMs.
+  const SimtConfig one = simt_model_choice(nn(64, 64, 65536), s, kUnbounded, false);
+  EXPECT_EQ(one.tile_m, 64);
+  EXPECT_EQ(one.tile_n, 64);
+  EXPECT_EQ(one.splits, 128);
+  EXPECT_EQ(simt_workspace_bytes(nn(64, 64, 65536), one, s), std::size_t(128) * 64 * 64 * 4);
+  // 128 x 128 x 65536: a few tiles, tens of slices each.
+  EXPECT_GE(simt_model_choice(nn(128, 128, 65536), s, kUnbounded, false).splits, 32);
+  // Without the workspace for them, fewer.
+  EXPECT_LE(simt_model_choice(nn(64, 64, 65536), s, 1 << 20, false).splits, 64);
+}
+
 TEST(SimtModel, BatchInvariantChoiceIgnoresM) {
   const DeviceState s = h100();
   for (std::int64_t n : {100, 1000, 4096})

@@ -79,6 +79,27 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
     }
 }
 
+// A few tiles with a long K: 16-bit problems take sm90's split-K there (K in slices of FP32
+// partial sums, added by a second kernel that applies the epilogue). Every layout; beta with C
+// aliasing D, a bias and an activation, padding and a column-major D on the second pass.
+TEST_P(ApiTyped, FewTilesWithALongKMatchTheReference) {
+  for (const LayoutCombo& l : all_layouts())
+    for (Dims d : {Dims{100, 136, 3000}, Dims{7, 300, 2056}, Dims{128, 128, 8200}})
+      EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
+  for (Order d_order : {Order::row_major, Order::col_major}) {
+    GemmCase c = sized(base(), {96, 200, 4104});
+    c.d_order = d_order, c.beta = 0.5, c.c_is_d = true;
+    c.bias = BiasKind::per_row, c.act = Activation::gelu_tanh, c.alpha = -1.25;
+    c.a_pad = 8, c.b_pad = 3, c.d_pad = 5;
+    EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+  }
+  // The public call splits K for 16-bit operands (plan() says so).
+  if (base().ab != DataType::f32) {
+    const GemmSetup st = make_setup(sized(base(), {128, 128, 8192}), fresh_seed(), stream());
+    EXPECT_NE(plan(ctx(), st.g).config.find("splits="), std::string::npos) << plan(ctx(), st.g).config;
+  }
+}
+
 // Leading dimensions above the packed ones (the padding poisoned, so reading it turns the result
 // into NaN and writing it is caught): odd paddings, and paddings of 8 that keep 16-byte rows.
 TEST_P(ApiTyped, LeadingDimensionsAbovePackedMatchAndPaddingIsUntouched) {

@@ -10,6 +10,10 @@ struct Sm90Config {
   int cluster = 1;                 // 2: pairs of 128x256 tiles sharing their B tile by TMA multicast
   int group_m = 8;                 // tile rows per raster group of the persistent schedule
   int stream_k = 0;                // TailMode: 0 whole tiles only, 1 when the model gains, 2 always
+  // Split-K: K cut into this many slices, each multiplied into FP32 partial sums of its own (a
+  // batch item of the kernel), then added in a fixed order by a second kernel (split_k.hpp) that
+  // applies the epilogue. For a few tiles with a long K; 1: no split (then stream_k may apply).
+  int splits = 1;
 };
 
 // The CUDA-core FP32 kernel (kernels/fp32/pipelined.cuh).
@@ -23,6 +27,7 @@ struct Tf32Config {
   int cluster = 1;
   int group_m = 8;
   int stream_k = 0;
+  int splits = 1;  // split-K, as Sm90Config::splits
 };
 
 // The skinny kernel (kernels/library/skinny.cuh): D with at most 64 rows or columns.

@@ -53,7 +53,9 @@ constexpr ModelTile kModel[] = {
     {64, 64, 8, 2, 0.80},
 };
 constexpr int kModelCount = 4;
-constexpr int kSplits[] = {1, 2, 3, 4, 6, 8};
+// Split-K counts the model weighs. Up to 128: a tile or two with a long K (64 x 64 x 65536) fill
+// the GPU only with that many slices.
+constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 16, 32, 64, 128};
 
 int model_index(const SimtConfig& c) {
   for (int i = 0; i < kModelCount; ++i)

@@ -54,8 +54,10 @@ int mt_for(std::int64_t small) { return small <= 8 ? 1 : small <= 16 ? 2 : small
 bool wide(const Problem& p) { return p.ab == DataType::f32; }
 // The index into DeviceState::skinny_resident.
 std::size_t resident_index(int mt, bool wide) { return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0)); }
-// Elements of a 16-byte vector, and the k of one warp's step (skinny.cuh).
-std::int64_t vec(const Problem& p) { return wide(p) ? 4 : 8; }
+// An operand element's bytes, the elements of a 16-byte vector, and the k of one warp's step
+// (skinny.cuh's kStepK).
+std::int64_t elem_bytes(const Problem& p) { return wide(p) ? 4 : 2; }
+std::int64_t vec(const Problem& p) { return 16 / elem_bytes(p); }
 std::int64_t step_k(const Problem& p) { return 4 * vec(p); }
 std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
 
@@ -82,7 +84,7 @@ bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool n
 std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
   if (vector_ready(*s.x, p.batch, vec(p), true)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
-  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * (wide(p) ? 4 : 2));
+  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
 }
 
 }  // namespace
@@ -112,13 +114,12 @@ bool skinny_first(const Problem& p) {
   // hundred MB the skinny kernel's start (no pipeline to fill, no tile of padding) wins; beyond,
   // the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100: 16 x 28672 x 8192,
   // 470 MB, 0.217 ms here against 0.191 ms).
-  const double w_bytes = double(s.big) * double(p.k) * (wide(p) ? 4.0 : 2.0) * double(s.w->stride == 0 ? 1 : p.batch);
+  const double w_bytes = double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
   const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 && w_bytes <= double(1 << 28);
-  // One problem of a few tiles and a long k (64 x 64 x 65536): the tile kernel's stream-K owner
-  // adds every helper's partial tile alone, the cluster's CTAs each add a slice. A batch of small
-  // problems (1024 x 64^3) is the tile kernel's: 0.0184 ms there, 0.0598 ms here (H100).
-  const bool long_k = s.big <= 256 && p.batch == 1 && p.k >= 32 * s.big;
-  return decode || long_k;
+  // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
+  // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
+  // (H100).
+  return decode;
 }
 
 std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0; }

@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/sm90_table.hpp"
+#include "kernels/library/split_k.hpp"
 #include "kernels/library/tail.hpp"
 #include "kernels/library/transpose.hpp"
 #include "kernels/stream_k_flags.hpp"
@@ -112,6 +113,13 @@ Operand copied(const Operand& o, const OperandCopy& c, unsigned char* at) {
   return Operand{at, c.ld, o.stride == 0 ? 0 : c.rows * c.ld, o.k_major};
 }
 
+// Split-K (Sm90Config::splits, split_k.hpp).
+SplitK split_of(const Problem& p, const Sm90Config& c) { return split_k_slices(p.k, c.splits, kBK); }
+std::size_t split_bytes(const Problem& p, const Sm90Config& c) {
+  const SplitK s = split_of(p, c);
+  return s.splits > 1 ? split_k_parts_bytes(p, s.splits) : 0;
+}
+
 Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& state, const Sm90Entry& e,
                    std::size_t workspace_bytes) {
   Sm90Plan plan;
@@ -179,6 +187,17 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
     if (copy->needed && !tc::tma_layout_ok(kAligned, 2, copy->rows, copy->ld, copy->items, copy->rows * copy->ld))
       return fmt::format("an operand of {} x {} elements is too large for the TMA", copy->rows, copy->cols);
   if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+  if (c.splits > 1) {
+    if (p.grouped() || p.batch > 1) return std::string("split-K takes one problem, not a batch or groups");
+    if (p.determinism == Determinism::batch_invariant)
+      return std::string("split-K's slices depend on the shape: not batch-invariant");
+    if (c.splits > cdiv(p.k, kBK)) return fmt::format("{} splits of K = {}: at most one per 64-deep k-tile", c.splits, p.k);
+    if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
+    const std::size_t need = copies.bytes() + split_bytes(p, c);
+    if (need > workspace_bytes)
+      return fmt::format("split-K in {} slices needs {} bytes of workspace for its partial sums, the call has {}",
+                         split_of(p, c).splits, need, workspace_bytes);
+  }
   return std::nullopt;
 }
 
@@ -188,6 +207,7 @@ std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const De
   if (!e) return 0;
   const std::size_t copies = copies_for(p).bytes();
   if (copies > workspace_bytes) return copies;  // refused by sm90_reject
+  if (c.splits > 1) return copies + split_bytes(p, c);
   const Sm90Plan plan = make_plan(p, c, state, *e, workspace_bytes - copies);
   return copies + tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
 }
@@ -214,10 +234,34 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   };
   copy(q.a, copies.a);
   copy(q.b, copies.b);
+  if (const SplitK s = split_of(q, c); s.splits > 1) {
+    // The partial sums at the front of the rest of the workspace, then the second pass.
+    const std::size_t bytes = split_bytes(q, c);
+    if (bytes > rest.scratch.bytes)
+      throw Error(fmt::format("sm90 kernel: split-K needs {} bytes of workspace, the call has {}", bytes, rest.scratch.bytes));
+    float* parts = reinterpret_cast<float*>(rest.scratch.data);
+    const Problem part = split_k_first_pass(q, s.splits, parts);
+    Sm90Config pc = c;
+    pc.splits = 1, pc.stream_k = 0;
+    const Sm90Entry* pe = find_entry(part, pc);
+    if (!pe) throw Error("sm90 kernel: split-K's first pass is not compiled for this layout");
+    Sm90Plan plan = make_plan(part, pc, *env.device, *pe, 0);
+    plan.k_split = s.k_tiles;
+    LaunchEnv after = rest;
+    after.scratch.data += bytes, after.scratch.bytes -= bytes;
+    pe->launch(part, pc, after, plan);
+    launch_split_k_reduce(q, parts, s.splits, env.device->props.sm_count, env.stream);
+    return;
+  }
   e->launch(q, c, rest, make_plan(q, c, *env.device, *e, rest.scratch.bytes));
 }
 
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state) {
+  if (const SplitK s = split_of(p, c); s.splits > 1) {  // the first pass (the second is a small kernel)
+    Sm90Config pc = c;
+    pc.splits = 1, pc.stream_k = 0;
+    return sm90_launch_shape(split_k_first_pass(p, s.splits, nullptr), pc, state);
+  }
   const Sm90Entry* e = find_entry(p, c);
   if (!e) return std::nullopt;
   const Sm90Plan plan = make_plan(p, c, state, *e, 0);
@@ -239,8 +283,21 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
   // (Pairs have no fused epilogue: sm90_impl.cuh.)
   if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
-  c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);
-  (void)workspace_bytes;  // make_plan drops a tail that does not fit
+  c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
+  // Split-K where 128 x 128 tiles fill at most half the GPU and K is long against m x n
+  // (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The stream-K tail
+  // shares out such a launch too, but its owner adds every helper's partial tile alone; split-K's
+  // second pass spreads the adding over the GPU.
+  {
+    constexpr std::int64_t kMinSliceTiles = 8;
+    const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, 128);
+    const std::int64_t resident = state.sm90_resident.size() > 2 && state.sm90_resident[2] > 0 ? state.sm90_resident[2] : sms;
+    const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
+    if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2) {
+      c.tile_n = 128, c.cluster = 1, c.stream_k = 0;
+      c.splits = int(splits);
+    }
+  }
   return c;
 }
 
@@ -252,6 +309,9 @@ std::vector<Sm90Config> sm90_configs() {
       c.stream_k = sk;
       out.push_back(c);
     }
+  Sm90Config split = kTiles[2];  // 128 x 128 tiles, K in 4 slices
+  split.splits = 4;
+  out.push_back(split);
   return out;
 }
 

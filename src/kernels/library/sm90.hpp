@@ -44,7 +44,8 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 
 // The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128), clusters
 // of 2 from 8 waves of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
-// workspace holds it). batch_invariant: one configuration for every shape, without a tail.
+// workspace holds it); split-K for a few tiles with a long K. batch_invariant: one configuration
+// for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
 

@@ -108,6 +108,7 @@ void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const S
   args.pair_stores = plan.pair_stores ? 1 : 0;
   args.groups = p.groups;
   args.offsets = p.offsets;
+  args.k_split = plan.k_split;
   if (plan.tail.units > 0) {
     args.sk.partials = reinterpret_cast<float*>(env.scratch.data);
     args.sk.flags = env.scratch.flags;

@@ -18,6 +18,7 @@ struct Sm90Plan {
   tc::TailPlan tail;
   bool tma_store = false;    // D is TMA-addressable (the TMA epilogue may run when beta == 0)
   bool pair_stores = false;  // two adjacent outputs may be stored as one access
+  int k_split = 0;           // split-K: k-tiles per slice (HopperArgs::k_split); 0: none
 };
 
 struct Sm90Entry {

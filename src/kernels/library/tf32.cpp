@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "kernels/library/split_k.hpp"
 #include "kernels/library/tf32_table.hpp"
 #include "kernels/library/tail.hpp"
 #include "kernels/library/transpose.hpp"
@@ -59,6 +60,13 @@ std::int64_t slice_rows(const Problem& p, std::size_t workspace_bytes) {
   return rows;  // 0 when not even one tile's rows fit
 }
 
+// Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
+SplitK split_of(const Problem& p, const Tf32Config& c) { return split_k_slices(p.k, c.splits, kBK); }
+std::size_t split_bytes(const Problem& p, const Tf32Config& c) {
+  const SplitK s = split_of(p, c);
+  return s.splits > 1 ? split_k_parts_bytes(p, s.splits) : 0;
+}
+
 std::int64_t unit_count(const Problem& p, int cluster) { return cdiv(p.m, kBM) * cdiv(cdiv(p.n, kBN), cluster) * p.batch; }
 
 Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
@@ -107,20 +115,63 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   if (!tc::tma_layout_ok(p.b.ptr, 4, p.b.k_major ? p.n : p.k, p.b.ld, p.b.stride == 0 ? 1 : p.batch, p.b.stride))
     return std::string("B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
   if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+  if (c.splits > 1) {
+    if (p.batch > 1) return std::string("split-K takes one problem, not a batch");
+    if (p.determinism == Determinism::batch_invariant)
+      return std::string("split-K's slices depend on the shape: not batch-invariant");
+    if (c.splits > cdiv(p.k, kBK)) return fmt::format("{} splits of K = {}: at most one per 32-deep k-tile", c.splits, p.k);
+    if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
+    if (unit_count(p, c.cluster) * split_of(p, c).splits > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+    const std::size_t need = copy_bytes(p) + split_bytes(p, c);
+    if (need > workspace_bytes)
+      return fmt::format("split-K in {} slices needs {} bytes of workspace for its partial sums{}, the call has {}",
+                         split_of(p, c).splits, need, a_needs_copy(p) ? " and A's copy" : "", workspace_bytes);
+  }
   return std::nullopt;
 }
 
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
+  if (c.splits > 1) return copy_bytes(p) + split_bytes(p, c);
   if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)
     return align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);  // slices run without a stream-K tail
   const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
   return copy_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
 }
 
+namespace {
+
+// Split-K: A's K-major copy if it needs one, the slices' partial sums after it, then the second pass.
+void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
+  Problem q = p;
+  const std::size_t copy = copy_bytes(p);
+  if (copy > 0) {
+    auto* dst = reinterpret_cast<float*>(env.scratch.data);
+    launch_transpose_f32(static_cast<const float*>(p.a.ptr), p.a.ld, 0, p.k, p.m, 1, dst, copy_ld(p), env.stream);
+    q.a = {dst, copy_ld(p), 0, true};
+  }
+  const SplitK s = split_of(q, c);
+  float* parts = reinterpret_cast<float*>(env.scratch.data + copy);
+  const Problem part = split_k_first_pass(q, s.splits, parts);
+  Tf32Config pc = c;
+  pc.splits = 1, pc.stream_k = 0;
+  const Tf32Entry* e = find_entry(part, pc);
+  if (!e) throw Error("tf32 kernel: split-K's first pass is not compiled for this layout");
+  Tf32Plan plan = make_plan(part, pc, *env.device, 0);
+  plan.k_split = s.k_tiles;
+  e->launch(part, pc, env, plan);
+  launch_split_k_reduce(q, parts, s.splits, env.device->props.sm_count, env.stream);
+}
+
+}  // namespace
+
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   const Tf32Entry* e = find_entry(p, c);
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+  if (c.splits > 1) {
+    if (auto why = tf32_reject(p, c, *env.device, env.scratch.bytes)) throw Error(fmt::format("tf32 kernel: {}", *why));
+    return launch_split(p, c, env);
+  }
   if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
     // op(A) is stored M-major: row i of it starts at element i. D (and C, and a per-row bias) are
     // row-major in the normalised problem.
@@ -159,14 +210,26 @@ std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& p, const Tf32Con
   return Tf32LaunchShape{e->kernel, e->threads, e->smem_bytes, make_plan(p, c, state, 0).grid_ctas};
 }
 
-Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, bool batch_invariant) {
+Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
+                             bool batch_invariant) {
   Tf32Config c;
   if (batch_invariant) return c;
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
   // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
   // points slower with clusters).
-  c.cluster = cdiv(p.m, kBM) * cdiv(p.n, kBN) * p.batch > state.props.sm_count ? 2 : 1;
+  const std::int64_t tiles = cdiv(p.m, kBM) * cdiv(p.n, kBN);
+  c.cluster = tiles * p.batch > state.props.sm_count ? 2 : 1;
   c.stream_k = int(TailMode::when_faster);
+  // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
+  // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum).
+  {
+    constexpr std::int64_t kMinSliceTiles = 16;
+    const std::int64_t resident = !state.tf32_resident.empty() && state.tf32_resident[0] > 0 ? state.tf32_resident[0]
+                                                                                             : state.props.sm_count;
+    const std::size_t copy = copy_bytes(p), room = workspace_bytes > copy ? workspace_bytes - copy : 0;
+    if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2)
+      c.cluster = 1, c.stream_k = 0, c.splits = int(splits);
+  }
   return c;
 }
 
@@ -174,6 +237,7 @@ std::vector<Tf32Config> tf32_configs() {
   std::vector<Tf32Config> out;
   for (int cluster : {1, 2})
     for (int sk : {0, 1}) out.push_back({cluster, 8, sk});
+  out.push_back({1, 8, 0, 4});  // K in 4 slices
   return out;
 }
 

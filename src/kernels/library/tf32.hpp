@@ -24,9 +24,10 @@ std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const De
                                  std::size_t workspace_bytes);
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env);
 
-// Clusters of 2 above one wave of tiles, a stream-K tail where its model gains; batch_invariant:
-// one configuration, no tail.
-Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, bool batch_invariant);
+// Clusters of 2 above one wave of tiles, a stream-K tail where its model gains, split-K for a few
+// tiles with a long K; batch_invariant: one configuration, no tail or split.
+Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
+                             bool batch_invariant);
 std::vector<Tf32Config> tf32_configs();
 
 // The kernel function and grid of a launch (for the lab's analyses).

@@ -40,6 +40,7 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
   args.epi = epilogue_params(p);
   args.group_m = c.group_m;
   args.tma_store = plan.tma_store ? 1 : 0;
+  args.k_split = plan.k_split;
   if (plan.tail.units > 0) {
     args.sk.partials = plan.stream_k;
     args.sk.flags = env.scratch.flags;

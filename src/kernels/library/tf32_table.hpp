@@ -17,6 +17,7 @@ struct Tf32Plan {
   tc::TailPlan tail;
   bool tma_store = false;
   float* stream_k = nullptr;  // the tail's partial sums (in the workspace)
+  int k_split = 0;            // split-K: k-tiles per slice (Tf32Args::k_split); 0: none
 };
 
 struct Tf32Entry {

@@ -144,6 +144,10 @@ struct HopperArgs {
   StreamK sk;         // the stream-K tail (sk.tail_units == 0: whole units only)
   int groups;         // grouped: group count and the device offsets (cumulative row ends)
   const int* offsets;
+  // Split-K (0: none): batch item z multiplies k-tiles [z * k_split, (z + 1) * k_split) of one A and
+  // B (the host marks both broadcast) into its own FP32 D, which a second kernel adds up
+  // (kernels/library/split_k.cuh). k-tiles past K read zeros (the TMA fills them).
+  int k_split;
 };
 
 // One wgmma.m64nBNk16 into the accumulators of one 64-row block, with each operand's tile K-major
@@ -249,7 +253,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int rank_m = Cfg::kClusterM > 1 ? int(rank) : 0, rank_n = Cfg::kClusterN > 1 ? int(rank) : 0;
-  const int k_tiles = (args.K + BK - 1) / BK;
+  const int k_tiles = args.k_split > 0 ? args.k_split : (args.K + BK - 1) / BK;
   const int cluster_id = blockIdx.x / Cfg::kCluster, clusters = gridDim.x / Cfg::kCluster;
   UnitWalker<Cfg> walker(args, rank_m, rank_n);
   const int units = walker.total(args.batch);
@@ -264,7 +268,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // 32-bit shared addresses (the producer warpgroup keeps 40 registers)
     const std::uint32_t full_s = dev::smem_addr(full + s), empty_s = dev::smem_addr(empty + s);
     const std::uint32_t a = dev::smem_addr(a_tiles) + s * Cfg::A_BYTES, b = dev::smem_addr(b_tiles) + s * Cfg::B_BYTES;
-    const int a_row = t.row_base + t.tm * BM, b_col = t.tn * BN, k = kt * BK;
+    const int a_row = t.row_base + t.tm * BM, b_col = t.tn * BN, k = (kt + t.item * args.k_split) * BK;
     const int a_z = Cfg::kGrouped || args.a_bcast ? 0 : t.item;
     const int b_z = args.b_bcast ? 0 : t.item;  // grouped: item is the group
     mbar_wait(empty_s, ((it / S) & 1) ^ 1);
@@ -561,33 +565,50 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       OutT* D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
       const OutT* C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
       const int row_end = Cfg::kGrouped ? t.row_end : args.M;
+      // One output: epi::finish where the kernel is fused; elsewhere its arithmetic without the bias
+      // and the activation, whose code (a branch per value) made the unrolled epilogue outgrow the
+      // instruction cache and slowed the unfused ladder steps (docs/kernels/tensor-ladder.md,
+      // "The fused epilogue").
+      auto value = [&](float acc, const OutT* in, int rr, int cc) -> OutT {
+        if constexpr (Cfg::kFused) {
+          return epi::finish<OutT>(args.epi, scal, acc, in, epi::bias_at<OutT>(args.epi, t.item, rr, cc));
+        } else {
+          float v = scal.alpha * acc;
+          if (scal.beta != 0.0f) v += scal.beta * epi::to_f32(*in);
+          return epi::from_f32<OutT>(v);
+        }
+      };
+      // The thread's rows: row block rb, rows r and r + 8 (h), each pointer worked out once; its columns:
+      // group j, c and c + 1.
 #pragma unroll
-      for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {  // accumulator group: row block rb, column group j
-        const int rb = grp / (BN / 8), j = grp % (BN / 8);
-        const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
-        if (c >= args.N) continue;
+      for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
+#pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int rr = r + 8 * h;
+          const int rr = row0 + rb * 64 + warp * 16 + lane / 4 + 8 * h;
           if (rr >= row_end) continue;
-          OutT* out = D + std::size_t(rr) * args.ldd + c;
-          const OutT* in = C + std::size_t(rr) * args.ldc + c;
-          const float b0 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c) : 0.0f;
-          const OutT o0 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h], in, b0);
-          if (c + 1 < args.N) {
-            const float b1 = Cfg::kFused ? epi::bias_at<OutT>(args.epi, t.item, rr, c + 1) : 0.0f;
-            const OutT o1 = epi::finish<OutT>(args.epi, scal, d[4 * grp + 2 * h + 1], in + 1, b1);
-            if (args.pair_stores) {
-              const OutT both[2] = {o0, o1};
-              if constexpr (sizeof(OutT) == 4) *reinterpret_cast<float2*>(out) = *reinterpret_cast<const float2*>(both);
-              else *reinterpret_cast<std::uint32_t*>(out) = *reinterpret_cast<const std::uint32_t*>(both);
+          OutT* out_row = D + std::size_t(rr) * args.ldd;
+          const OutT* in_row = C + std::size_t(rr) * args.ldc;
+#pragma unroll
+          for (int j = 0; j < BN / 8; ++j) {
+            const int c = col0 + 8 * j + 2 * (lane % 4);
+            if (c >= args.N) continue;
+            const float* v = d + rb * Cfg::kBlockAccum + 4 * j + 2 * h;
+            OutT* out = out_row + c;
+            const OutT o0 = value(v[0], in_row + c, rr, c);
+            if (c + 1 < args.N) {
+              const OutT o1 = value(v[1], in_row + c + 1, rr, c + 1);
+              if (args.pair_stores) {
+                const OutT both[2] = {o0, o1};
+                if constexpr (sizeof(OutT) == 4) *reinterpret_cast<float2*>(out) = *reinterpret_cast<const float2*>(both);
+                else *reinterpret_cast<std::uint32_t*>(out) = *reinterpret_cast<const std::uint32_t*>(both);
+              } else {
+                out[0] = o0, out[1] = o1;
+              }
             } else {
-              out[0] = o0, out[1] = o1;
+              out[0] = o0;
             }
-          } else {
-            out[0] = o0;
           }
         }
-      }
     }
   });
   if constexpr (Cfg::DEFER_BOXES > 0) {  // the last tile's deferred boxes

@@ -276,6 +276,8 @@ class TmaEpilogueKernel final : public KernelBase {
     c.cluster = p.at("cluster") != 0 ? p.at("cluster") : c.tile_n == 256 && waves256(s) >= 8 ? 2 : 1;
     c.group_m = p.at("group");
     c.stream_k = p.at("stream_k");
+    c.splits = p.at("splits");
+    if (c.splits > 1) c.stream_k = 0;  // the slices are whole: no tail
     return c;
   }
   static bool tall(const Params& p) { return p.at("tile_m") == 256; }
@@ -287,10 +289,13 @@ class TmaEpilogueKernel final : public KernelBase {
       return std::string("256 x 128 tiles run in clusters of 2 only (cuBLAS's configuration; tile_m=256 needs cluster=2 or 0)");
     if (p.at("tile_m") == 128 && p.at("tile_n") == 128 && p.at("cluster") == 2)
       return std::string("128 x 128 tiles run without clusters (tile_n=128 runs with cluster=1 or 0)");
-    if (tall(p)) return tall_.reject(s, p, d);
+    if (tall(p)) return p.at("splits") > 1 ? std::optional<std::string>("split-K runs with 128-row tiles (tile_m=128)")
+                                           : tall_.reject(s, p, d);
     if (d.cc() != 90)
       return fmt::format("needs an sm_90 GPU (Hopper: wgmma and TMA are sm_90a instructions); {} is sm_{}", d.name, d.cc());
     if (ceil_div(s.m, 128) * ceil_div(s.n, 128) > std::numeric_limits<int>::max()) return std::string("too many tiles");
+    if (p.at("splits") > ceil_div(s.k, 64))
+      return fmt::format("splits={} is more than K's {} k-tiles of 64", p.at("splits"), ceil_div(s.k, 64));
     return std::nullopt;
   }
   TrafficModel traffic(const Shape& s, const Params& p) const override {
@@ -312,12 +317,18 @@ class TmaEpilogueKernel final : public KernelBase {
     if (!shape) return {};
     return {shape->kernel, dim3(unsigned(shape->grid)), dim3(unsigned(shape->threads)), shape->smem_bytes};
   }
-  // Workspace: the stream-K partial sums (at most a tile's sums per SM), then the padded copies.
+  // Workspace: the stream-K partial sums (at most a tile's sums per SM) or split-K's, then the padded
+  // copies.
+  // Split-K's partial sums: a slice's m x n FP32 sums each (rounding up as the library does).
+  static std::size_t split_bytes_for(const Shape& s, const Params& p) {
+    return p.at("splits") > 1 ? (std::size_t(p.at("splits")) * std::size_t(s.m * s.n) * 4 + 255) / 256 * 256 : 0;
+  }
   static std::size_t stream_k_bytes_for(const Params& p) {
     return p.at("stream_k") == 0 ? 0 : std::size_t(current_sm_count()) * 256 * 128 * sizeof(float);
   }
   std::size_t workspace_bytes(const Shape& s, const Params& p) const override {
-    const std::size_t sk = tall(p) ? (tall_.stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256 : stream_k_bytes_for(p);
+    const std::size_t sk = tall(p) ? (tall_.stream_k_workspace(s, tail_mode(p)) + 255) / 256 * 256
+                                   : std::max(stream_k_bytes_for(p), split_bytes_for(s, p));
     return sk + (shape_aligned(s) ? 0 : padded_a_bytes(s) + 256 + padded_b_bytes(s));
   }
 
@@ -329,7 +340,7 @@ class TmaEpilogueKernel final : public KernelBase {
     }
     if (!ctx.library) throw Error(fmt::format("kernel {} runs through the library: the lab gives it a context", info_.id));
     const detail::DeviceState& dev = ctx.library->impl().device;
-    const std::size_t sk_bytes = (stream_k_bytes_for(p) + 255) / 256 * 256;
+    const std::size_t sk_bytes = (std::max(stream_k_bytes_for(p), split_bytes_for(s, p)) + 255) / 256 * 256;
     const void* a = g.a;
     const void* b = g.b;
     std::int64_t lda = s.k, ldb = s.n;
@@ -442,7 +453,8 @@ void add_step(Registry& r) {
                 {"tile_n", "tile columns with 128 rows: 128, 256, or 0 = 256 unless that leaves SMs idle", {0, 128, 256}, 0},
                 {"cluster", "CTAs per cluster: 2 = pairs sharing their larger operand tile by TMA multicast (B of 128 x 256 tiles, A of 256 x 128); 0 = 2 from 8 waves of 128 x 256 tiles on, and with 256 x 128 tiles, 1 otherwise", {0, 1, 2}, 0},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
-                {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1}};
+                {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1},
+                {"splits", "split-K: K cut into this many slices, each multiplied into FP32 partial sums that a second kernel adds in a fixed order (1 = none; the library's model picks it for a few tiles with a long K)", {1, 2, 4, 8, 16, 32, 64, 128}, 1}};
     i.constraints =
         "any M, N, K >= 1; when K or N is not a multiple of 8 the operands are first copied into zero-padded "
         "buffers (timed with the kernel)";

@@ -72,6 +72,7 @@ struct Tf32Args {
   int group_m;           // tile rows per raster group
   int tma_store;         // D's rows and items are 16-byte aligned: the TMA epilogue may be used (beta == 0)
   StreamK sk;            // the stream-K tail (sk.tail_units == 0: whole tiles only)
+  int k_split;           // split-K: k-tiles per batch item, as in HopperArgs::k_split (0: none)
 };
 
 // Column n (0..63, inside the warpgroup's 64) of D held by fragment row (warp, half h, g).
@@ -115,7 +116,8 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
   // follow those of item i - 1.
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int units_n = (tiles_n + CLUSTER - 1) / CLUSTER;
-  const int per_item = tiles_m * units_n, units = per_item * args.batch, k_tiles = (args.K + BK - 1) / BK;
+  const int per_item = tiles_m * units_n, units = per_item * args.batch,
+            k_tiles = args.k_split > 0 ? args.k_split : (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
   const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k);
   // Unit u -> tile (tm, tn) of batch item `item`.
@@ -135,23 +137,23 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
         tile_of(u, tm, tn, item);
         const int a_z = args.a_bcast ? 0 : item, b_z = args.b_bcast ? 0 : item;
         for (int kt = kb; kt < ke; ++kt, ++it) {
-          const int s = it % S;
+          const int s = it % S, k = (kt + item * args.k_split) * BK;
           const std::uint32_t full_s = dev::smem_addr(&full[s]);
           mbar_wait(&empty[s], ((it / S) & 1) ^ 1);
           mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
           const std::uint32_t a = dev::smem_addr(a_tiles + s * Cfg::A_BYTES);
           if constexpr (CLUSTER == 1) {
-            tma_load_3d(a, &tm_a, full_s, kt * BK, tm * BM, a_z);
+            tma_load_3d(a, &tm_a, full_s, k, tm * BM, a_z);
           } else {  // this CTA's half of the shared A tile's rows, for both
             constexpr int rows = BM / CLUSTER;
-            tma_load_multicast_3d(a + int(rank) * rows * 128, &tm_a, full_s, kt * BK, tm * BM + int(rank) * rows, a_z, 0x3);
+            tma_load_multicast_3d(a + int(rank) * rows * 128, &tm_a, full_s, k, tm * BM + int(rank) * rows, a_z, 0x3);
           }
           const std::uint32_t b = dev::smem_addr(b_tiles + s * Cfg::B_BYTES);
           // Box j: 32 columns of B, as 32 k-rows of 32 n (N-major) or 32 n-rows of 32 k (K-major).
           for (int j = 0; j < BN / Cfg::B_BOX_COLS; ++j) {
             const int n = tn * BN + j * Cfg::B_BOX_COLS;
-            if constexpr (B_KMAJOR) tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, kt * BK, n, b_z);
-            else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, n, kt * BK, b_z);
+            if constexpr (B_KMAJOR) tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, k, n, b_z);
+            else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, n, k, b_z);
           }
         }
       });

@@ -1,0 +1,46 @@
+// Split-K's second pass for the library's tensor-core kernels: the FP32 partial products of the K
+// slices are added in a fixed order (the result does not depend on which slice finished first),
+// then the epilogue is applied and D written in its type.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "api/problem.hpp"
+
+namespace gemmlab::detail {
+
+// K in `splits` slices of whole k-tiles (bk deep): the slices that hold any k-tile (at most
+// `splits`), and the k-tiles of each (the last may hold fewer: the kernels read zeros past K).
+struct SplitK {
+  int splits = 1;
+  int k_tiles = 0;
+};
+SplitK split_k_slices(std::int64_t k, int splits, int bk);
+
+// The model's slice count for p (one problem) on `tiles` output tiles with `resident` CTAs on the
+// GPU and k-tiles `bk` deep: as many slices as bring the tiles to about a wave, each at least
+// `min_slice_tiles` deep, halved while their partial sums (written by the first pass and read by
+// the second: 8 bytes an output per slice) outweigh a quarter of the operand bytes a slice reads,
+// or do not fit `room` bytes of workspace. 1: no split. On the H100 and H200 split-K lost where
+// m x n is large against k (1024^3 in 2 slices: 0.66x) and won where k is long against it
+// (512 x 512 x 32768 in 8: 1.47x; docs/shapes.md).
+std::int64_t split_k_model(const Problem& p, std::int64_t tiles, std::int64_t resident, int bk,
+                           std::int64_t min_slice_tiles, std::size_t room);
+
+// The workspace of `splits` partial products of p, m x n FP32 each (a multiple of 256 bytes).
+std::size_t split_k_parts_bytes(const Problem& p, std::int64_t splits);
+
+// The first pass as a problem: slice z of K is batch item z (A and B broadcast: the kernel offsets
+// k by z slices), multiplied into FP32 partial sums at `parts` (rows of n), without C or an
+// epilogue, which the second pass applies. q: one problem, not batched or grouped.
+Problem split_k_first_pass(const Problem& q, int splits, void* parts);
+
+// The second pass: `splits` partial products of p one after another from `parts`:
+// D = act(alpha * their sum + beta * C + bias), in p's layout and output type. `sms`, the GPU's
+// SM count, sizes its grid (and with the shape, its order of additions).
+void launch_split_k_reduce(const Problem& p, const float* parts, int splits, int sms, cudaStream_t stream);
+
+}  // namespace gemmlab::detail
