@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
 #include "results/record.hpp"
+#include "sweep/plan.hpp"
 #include "sweep/shapes.hpp"
 
 namespace gemmlab::cli {
@@ -40,7 +41,7 @@ void run_lab(const LabOptions& o) {
   if (o.output != "f32" && o.output != "same") throw Error(fmt::format("--output must be f32 or same, not '{}'", o.output));
   const Registry& reg = Registry::instance();
   std::vector<const Kernel*> kernels;
-  for (const Kernel* k : reg.select(o.kernels))
+  for (const Kernel* k : select_kernels(split_commas(o.kernels), {}))
     if (k->info().family != "baseline") kernels.push_back(k);
   if (kernels.empty()) throw Error(fmt::format("no kernel matches '{}'", o.kernels));
   Lab lab;
@@ -181,7 +182,7 @@ void add_lab_command(CLI::App& app) {
   cmd->add_option("--sizes", o.sizes, "square sizes (list or range, e.g. 256,1024 or 256:4096:x2)");
   cmd->add_option("--shapes", o.shapes, "MxNxK shapes instead of square sizes, e.g. 4097x4095x4093,1000x1000x1000, or suite (the shape suite)");
   cmd->add_option("--output", o.output, "type of C: f32 (default) or same (the operand type)");
-  cmd->add_option("--kernels", o.kernels, "kernel ids, glob or family (default: all)");
+  cmd->add_option("--kernels", o.kernels, "kernel ids, globs or families, comma-separated (default: all)");
   cmd->add_option("--iters", o.iters, "timed runs per kernel and size")->check(CLI::Range(1, 100000));
   cmd->add_flag("--interleave", o.interleave,
                 "time every kernel alternately with cuBLAS, run by run (default: cuBLAS once per precision and size, "

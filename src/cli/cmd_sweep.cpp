@@ -39,16 +39,6 @@ struct SweepCliOptions {
   bool resume = false, overwrite = false, dry_run = false;
 };
 
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
 
 // "8,16,32" or "all".
 ParamChoice parse_param_values(const std::string& name, const std::string& text) {
@@ -57,7 +47,7 @@ ParamChoice parse_param_values(const std::string& name, const std::string& text)
     c.all = true;
     return c;
   }
-  for (const std::string& v : split(text)) {
+  for (const std::string& v : split_commas(text)) {
     int x = 0;
     auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
     if (v.empty() || ec != std::errc() || p != v.data() + v.size())
@@ -120,8 +110,8 @@ void run_sweep_command(const SweepCliOptions& o) {
   const SweepSpec spec = make_spec(o);
   std::vector<Precision> precisions;
   if (!o.precisions.empty())
-    for (const std::string& p : split(o.precisions)) precisions.push_back(parse_precision_option(p));
-  const std::vector<const Kernel*> kernels = select_kernels(split(o.kernels), precisions);
+    for (const std::string& p : split_commas(o.precisions)) precisions.push_back(parse_precision_option(p));
+  const std::vector<const Kernel*> kernels = select_kernels(split_commas(o.kernels), precisions);
   validate_sweep(spec, kernels);
   if (o.resume && o.overwrite) throw Error("--resume continues the files, --overwrite replaces them: choose one");
   if (!o.dry_run && o.json.empty() && o.csv.empty())

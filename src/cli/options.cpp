@@ -66,6 +66,17 @@ void TimingOptions::add_to(CLI::App& app) {
 
 TimingPlan TimingOptions::resolve() const { return TimingPlan{warmup, iters, max_seconds, cold}; }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 Precision parse_precision_option(const std::string& s) {
   if (auto p = parse_precision(s)) return *p;
   throw Error(fmt::format("unknown precision '{}' (choose fp32, tf32, bf16 or fp16)", s));

@@ -35,6 +35,9 @@ struct TimingOptions {
   TimingPlan resolve() const;
 };
 
+// "a,b,c" -> {"a", "b", "c"} (lists of kernels, precisions, values).
+std::vector<std::string> split_commas(const std::string& text);
+
 // "fp32" -> Precision::fp32, with the list of choices in the error.
 Precision parse_precision_option(const std::string& s);
 DType parse_output_option(const std::string& s, Precision p);  // "f32" or "same"

@@ -100,6 +100,8 @@ TEST(Cli, LabRejectsBadShapesAndOutputs) {
   expect_clean_failure("lab --shapes 0x4x4", "at least 1");
   expect_clean_failure("lab --output f64", "--output must be f32 or same");
   expect_clean_failure("lab --kernels nothing.like.this", "no kernel matches");
+  // A comma-separated list, as sweep takes: the pattern that matches nothing is named.
+  expect_clean_failure("lab --kernels tc.wgmma.bf16,nothing.like.this", "no kernel matches 'nothing.like.this'");
 }
 
 TEST(Cli, TuneNeedsAKernelWithParameters) {

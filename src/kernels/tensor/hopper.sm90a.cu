@@ -454,7 +454,7 @@ void add_step(Registry& r) {
                 {"cluster", "CTAs per cluster: 2 = pairs sharing their larger operand tile by TMA multicast (B of 128 x 256 tiles, A of 256 x 128); 0 = 2 from 8 waves of 128 x 256 tiles on, and with 256 x 128 tiles, 1 otherwise", {0, 1, 2}, 0},
                 {"group", "tile rows per raster group of the persistent schedule", {4, 8, 16}, 8},
                 {"stream_k", tc::kStreamKParamHelp, {0, 1, 2}, 1},
-                {"splits", "split-K: K cut into this many slices, each multiplied into FP32 partial sums that a second kernel adds in a fixed order (1 = none; the library's model picks it for a few tiles with a long K)", {1, 2, 4, 8, 16, 32, 64, 128}, 1}};
+                {"splits", "split-K: K cut into this many slices, each multiplied into FP32 partial sums that a second kernel adds in a fixed order (1 = none; the library's model picks it for a few tiles with a long K)", {1, 4, 16, 64}, 1}};
     i.constraints =
         "any M, N, K >= 1; when K or N is not a multiple of 8 the operands are first copied into zero-padded "
         "buffers (timed with the kernel)";
