@@ -42,22 +42,58 @@ const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
   return nullptr;
 }
 
-// An M-major A is copied K-major, its rows padded to a multiple of 4 floats (16 bytes, for TMA).
-bool a_needs_copy(const Problem& p) { return !p.a.k_major; }
-std::int64_t copy_ld(const Problem& p) { return (p.k + 3) / 4 * 4; }
+// Operand copies in the workspace, rows padded to a multiple of 4 floats (16 bytes, for TMA): an
+// M-major A is copied K-major (the kernel reads K-major A tiles only), and a K-major A or a B that
+// the TMA cannot address (a pointer, leading dimension or batch stride that is not a 16-byte
+// multiple: odd K or N, a sub-matrix view) is copied row by row. The tensor maps keep the true K
+// and N, so the engine reads zeros past them, whatever the padding holds.
+bool a_tma_ok(const Problem& p) {
+  return p.a.k_major && tc::tma_layout_ok(p.a.ptr, 4, p.m, p.a.ld, p.a.stride == 0 ? 1 : p.batch, p.a.stride);
+}
+bool a_needs_copy(const Problem& p) { return !a_tma_ok(p); }
+std::int64_t round4(std::int64_t x) { return (x + 3) / 4 * 4; }
+std::int64_t copy_ld(const Problem& p) { return round4(p.k); }
 std::size_t copy_bytes(const Problem& p) {
   const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
   return a_needs_copy(p) ? align256(std::size_t(items) * std::size_t(p.m) * std::size_t(copy_ld(p)) * 4) : 0;
 }
+// B as stored: n rows of k (K-major) or k rows of n.
+std::int64_t b_rows(const Problem& p) { return p.b.k_major ? p.n : p.k; }
+std::int64_t b_cols(const Problem& p) { return p.b.k_major ? p.k : p.n; }
+std::int64_t b_items(const Problem& p) { return p.b.stride == 0 ? 1 : p.batch; }
+bool b_needs_copy(const Problem& p) { return !tc::tma_layout_ok(p.b.ptr, 4, b_rows(p), p.b.ld, b_items(p), p.b.stride); }
+std::size_t b_copy_bytes(const Problem& p) {
+  return b_needs_copy(p) ? align256(std::size_t(b_items(p)) * std::size_t(b_rows(p)) * std::size_t(round4(b_cols(p))) * 4)
+                         : 0;
+}
+std::size_t copies_bytes(const Problem& p) { return copy_bytes(p) + b_copy_bytes(p); }
 
-// Rows of op(A) whose K-major copy fits `workspace_bytes` when the whole copy does not: a single
-// item is then copied and multiplied in slices of whole 256-row tiles, one after the other on the
-// stream (each slice is a complete GEMM of its rows, so the results are those of one launch).
-// 0: no slicing (the copy fits, A needs none, or a batch).
+// Rows of op(A) whose copy fits `workspace_bytes` (after B's copy) when the whole copy does not: a
+// single item is then copied and multiplied in slices of whole 256-row tiles, one after the other
+// on the stream (each slice is a complete GEMM of its rows, so the results are those of one
+// launch). 0: no slicing (the copies fit, A needs none, or a batch).
 std::int64_t slice_rows(const Problem& p, std::size_t workspace_bytes) {
-  if (!a_needs_copy(p) || copy_bytes(p) <= workspace_bytes || p.batch != 1) return 0;
-  const std::int64_t rows = std::int64_t(workspace_bytes / (std::size_t(copy_ld(p)) * 4)) / kBM * kBM;
-  return rows;  // 0 when not even one tile's rows fit
+  if (!a_needs_copy(p) || copies_bytes(p) <= workspace_bytes || p.batch != 1) return 0;
+  if (b_copy_bytes(p) >= workspace_bytes) return 0;
+  const std::size_t room = workspace_bytes - b_copy_bytes(p);
+  return std::int64_t(room / (std::size_t(copy_ld(p)) * 4)) / kBM * kBM;  // 0 when not even one tile's rows fit
+}
+
+// The copy of op(A)'s rows [r0, r0 + rows) of every item (r0 = 0: all of them) into dst, K-major
+// with copy_ld(p) between rows.
+void copy_a(const Problem& p, std::int64_t r0, std::int64_t rows, std::int64_t items, float* dst, cudaStream_t s) {
+  const float* a = static_cast<const float*>(p.a.ptr);
+  if (!p.a.k_major)  // op(A) M x K stored M-major, as K rows of M: its transpose is K-major
+    launch_transpose_f32(a + r0, p.a.ld, p.a.stride, p.k, rows, items, dst, copy_ld(p), s);
+  else
+    launch_copy_rows_32(a + r0 * p.a.ld, p.a.ld, p.a.stride, rows, p.k, items, dst, copy_ld(p), s);
+}
+// B's copy at `at` (when it needs one) and the operand the kernel reads instead.
+Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) {
+  if (!b_needs_copy(p)) return p.b;
+  const std::int64_t ld = round4(b_cols(p));
+  launch_copy_rows_32(p.b.ptr, p.b.ld, p.b.stride, b_rows(p), b_cols(p), b_items(p), at, ld, s);
+  return Operand{at, ld, p.b.stride == 0 ? 0 : b_rows(p) * ld, p.b.k_major};
 }
 
 // Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
@@ -75,7 +111,7 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
   const std::size_t idx = c.cluster == 2 ? 1 : 0;
   const std::int64_t resident = idx < state.tf32_resident.size() ? state.tf32_resident[idx] : state.props.sm_count / c.cluster;
   plan.grid_ctas = std::max<std::int64_t>(1, std::min(units, resident)) * c.cluster;
-  const std::size_t copy = copy_bytes(p);
+  const std::size_t copy = copies_bytes(p);
   if (c.stream_k != 0 && copy <= workspace_bytes) {
     const GridPlan g = plan_grid(units, resident, cdiv(p.k, kBK), TailMode(c.stream_k));
     const std::int64_t ctas = g.clusters * c.cluster;
@@ -106,14 +142,20 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
   if (!find_entry(p, c)) return fmt::format("no instantiation with clusters of {}", c.cluster);
-  if (copy_bytes(p) > workspace_bytes && slice_rows(p, workspace_bytes) == 0)
-    return fmt::format("A is M-major and its K-major copy needs {} bytes of workspace ({} for a slice of 256 rows when "
-                       "not batched); {} are available",
-                       copy_bytes(p), align256(std::size_t(kBM) * std::size_t(copy_ld(p)) * 4), workspace_bytes);
-  if (p.a.k_major && !tc::tma_layout_ok(p.a.ptr, 4, p.m, p.a.ld, p.a.stride == 0 ? 1 : p.batch, p.a.stride))
-    return std::string("A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
-  if (!tc::tma_layout_ok(p.b.ptr, 4, p.b.k_major ? p.n : p.k, p.b.ld, p.b.stride == 0 ? 1 : p.batch, p.b.stride))
-    return std::string("B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)");
+  if (copies_bytes(p) > workspace_bytes && slice_rows(p, workspace_bytes) == 0) {
+    std::string what;
+    if (a_needs_copy(p))
+      what = p.a.k_major ? "A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte "
+                           "multiples)"
+                         : "A is M-major (the kernel reads K-major A tiles)";
+    if (b_needs_copy(p))
+      what += std::string(what.empty() ? "" : "; ") +
+              "B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)";
+    return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({} with A in slices of 256 rows "
+                       "when not batched); {} are available",
+                       what, copies_bytes(p), b_copy_bytes(p) + align256(std::size_t(kBM) * std::size_t(copy_ld(p)) * 4),
+                       workspace_bytes);
+  }
   if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
   if (c.splits > 1) {
     if (p.batch > 1) return std::string("split-K takes one problem, not a batch");
@@ -122,7 +164,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
     if (c.splits > cdiv(p.k, kBK)) return fmt::format("{} splits of K = {}: at most one per 32-deep k-tile", c.splits, p.k);
     if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
     if (unit_count(p, c.cluster) * split_of(p, c).splits > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
-    const std::size_t need = copy_bytes(p) + split_bytes(p, c);
+    const std::size_t need = copies_bytes(p) + split_bytes(p, c);
     if (need > workspace_bytes)
       return fmt::format("split-K in {} slices needs {} bytes of workspace for its partial sums{}, the call has {}",
                          split_of(p, c).splits, need, a_needs_copy(p) ? " and A's copy" : "", workspace_bytes);
@@ -132,11 +174,11 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
 
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
-  if (c.splits > 1) return copy_bytes(p) + split_bytes(p, c);
-  if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)
-    return align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);  // slices run without a stream-K tail
+  if (c.splits > 1) return copies_bytes(p) + split_bytes(p, c);
+  if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)  // slices run without a stream-K tail
+    return b_copy_bytes(p) + align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);
   const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
-  return copy_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
+  return copies_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
 }
 
 namespace {
@@ -144,14 +186,14 @@ namespace {
 // Split-K: A's K-major copy if it needs one, the slices' partial sums after it, then the second pass.
 void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   Problem q = p;
-  const std::size_t copy = copy_bytes(p);
-  if (copy > 0) {
-    auto* dst = reinterpret_cast<float*>(env.scratch.data);
-    launch_transpose_f32(static_cast<const float*>(p.a.ptr), p.a.ld, 0, p.k, p.m, 1, dst, copy_ld(p), env.stream);
-    q.a = {dst, copy_ld(p), 0, true};
+  q.b = copy_b(p, env.scratch.data, env.stream);
+  unsigned char* after_b = env.scratch.data + b_copy_bytes(p);
+  if (a_needs_copy(p)) {
+    copy_a(p, 0, p.m, 1, reinterpret_cast<float*>(after_b), env.stream);
+    q.a = {after_b, copy_ld(p), 0, true};
   }
   const SplitK s = split_of(q, c);
-  float* parts = reinterpret_cast<float*>(env.scratch.data + copy);
+  float* parts = reinterpret_cast<float*>(after_b + copy_bytes(p));
   const Problem part = split_k_first_pass(q, s.splits, parts);
   Tf32Config pc = c;
   pc.splits = 1, pc.stream_k = 0;
@@ -173,14 +215,16 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
     return launch_split(p, c, env);
   }
   if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
-    // op(A) is stored M-major: row i of it starts at element i. D (and C, and a per-row bias) are
-    // row-major in the normalised problem.
-    auto* dst = reinterpret_cast<float*>(env.scratch.data);
+    // B's copy (if any) first, then op(A)'s rows slice by slice after it. D (and C, and a per-row
+    // bias) are row-major in the normalised problem.
+    const Operand b = copy_b(p, env.scratch.data, env.stream);
+    auto* dst = reinterpret_cast<float*>(env.scratch.data + b_copy_bytes(p));
     for (std::int64_t r0 = 0; r0 < p.m; r0 += rows) {
       Problem q = p;
       q.m = std::min(rows, p.m - r0);
-      launch_transpose_f32(static_cast<const float*>(p.a.ptr) + r0, p.a.ld, 0, p.k, q.m, 1, dst, copy_ld(p), env.stream);
+      copy_a(p, r0, q.m, 1, dst, env.stream);
       q.a = {dst, copy_ld(p), 0, true};
+      q.b = b;
       q.d = static_cast<float*>(p.d) + r0 * p.ldd;
       if (p.c) q.c = static_cast<const float*>(p.c) + r0 * p.ldc;
       if (p.bias_kind == BiasKind::per_row)
@@ -191,16 +235,16 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
     return;
   }
   Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
+  // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
   Problem q = p;
-  const std::size_t copy = copy_bytes(p);
-  if (copy > 0) {  // op(A) M x K is stored M-major, as K rows of M: its transpose is K-major
-    auto* dst = reinterpret_cast<float*>(env.scratch.data);
+  q.b = copy_b(p, env.scratch.data, env.stream);
+  unsigned char* after_b = env.scratch.data + b_copy_bytes(p);
+  if (a_needs_copy(p)) {
     const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
-    launch_transpose_f32(static_cast<const float*>(p.a.ptr), p.a.ld, p.a.stride, p.k, p.m, items, dst, copy_ld(p),
-                         env.stream);
-    q.a = {dst, copy_ld(p), p.a.stride == 0 ? 0 : p.m * copy_ld(p), true};
+    copy_a(p, 0, p.m, items, reinterpret_cast<float*>(after_b), env.stream);
+    q.a = {after_b, copy_ld(p), p.a.stride == 0 ? 0 : p.m * copy_ld(p), true};
   }
-  plan.stream_k = reinterpret_cast<float*>(env.scratch.data + copy);
+  plan.stream_k = reinterpret_cast<float*>(after_b + copy_bytes(p));
   e->launch(q, c, env, plan);
 }
 
