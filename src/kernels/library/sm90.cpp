@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "kernels/library/operand_copy.hpp"
 #include "kernels/library/sm90_table.hpp"
 #include "kernels/library/split_k.hpp"
 #include "kernels/library/tail.hpp"
-#include "kernels/library/transpose.hpp"
 #include "kernels/stream_k_flags.hpp"
 #include "kernels/tensor/sm90_launch.hpp"
 #include "kernels/tensor/stream_k.hpp"
@@ -71,31 +71,7 @@ std::int64_t unit_count(const Problem& p, const Sm90Config& c) {
   return cdiv(cdiv(p.m, c.tile_m), c.cluster) * tiles_n * p.batch;
 }
 
-bool operand_tma_ok(const Operand& o, std::int64_t rows_k_major, std::int64_t k, std::int64_t depth) {
-  // A K-major operand's TMA matrix has one row per m (or n); an MN-major one, one row per k.
-  return tc::tma_layout_ok(o.ptr, 2, o.k_major ? rows_k_major : k, o.ld, o.stride == 0 ? 1 : depth, o.stride);
-}
-
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
-
-// The copy of one operand that the TMA cannot address: `items` matrices of rows x cols (rows of
-// the stored operand: m or n when K-major, k otherwise), into rows of ld elements.
-struct OperandCopy {
-  bool needed = false;
-  std::int64_t rows = 0, cols = 0, items = 0, ld = 0;
-  std::size_t bytes = 0;
-};
-OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k, std::int64_t items) {
-  OperandCopy c;
-  if (operand_tma_ok(o, rows_k_major, k, items)) return c;
-  c.needed = true;
-  c.rows = o.k_major ? rows_k_major : k;
-  c.cols = o.k_major ? k : rows_k_major;
-  c.items = o.stride == 0 ? 1 : items;
-  c.ld = (c.cols + 7) / 8 * 8;
-  c.bytes = align256(std::size_t(c.items) * std::size_t(c.rows) * std::size_t(c.ld) * 2);
-  return c;
-}
+// The copies of the operands the TMA cannot address (operand_copy.hpp).
 struct Copies {
   OperandCopy a, b;
   std::size_t bytes() const { return a.bytes + b.bytes; }
@@ -106,11 +82,7 @@ struct Copies {
   }
 };
 Copies copies_for(const Problem& p) {
-  return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch)};
-}
-// The operand the kernel reads in place of `o`: its copy at `at`.
-Operand copied(const Operand& o, const OperandCopy& c, unsigned char* at) {
-  return Operand{at, c.ld, o.stride == 0 ? 0 : c.rows * c.ld, o.k_major};
+  return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch, 2), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch, 2)};
 }
 
 // Split-K (Sm90Config::splits, split_k.hpp).
@@ -188,11 +160,7 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
       return fmt::format("an operand of {} x {} elements is too large for the TMA", copy->rows, copy->cols);
   if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
   if (c.splits > 1) {
-    if (p.grouped() || p.batch > 1) return std::string("split-K takes one problem, not a batch or groups");
-    if (p.determinism == Determinism::batch_invariant)
-      return std::string("split-K's slices depend on the shape: not batch-invariant");
-    if (c.splits > cdiv(p.k, kBK)) return fmt::format("{} splits of K = {}: at most one per 64-deep k-tile", c.splits, p.k);
-    if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
+    if (auto why = split_k_refusal(p, c.splits, kBK)) return why;
     const std::size_t need = copies.bytes() + split_bytes(p, c);
     if (need > workspace_bytes)
       return fmt::format("split-K in {} slices needs {} bytes of workspace for its partial sums, the call has {}",
@@ -227,8 +195,7 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   // Copies operand o (when it needs it) to the front of the remaining workspace and reads it there.
   auto copy = [&](Operand& o, const OperandCopy& c) {
     if (!c.needed) return;
-    launch_copy_rows_16(o.ptr, o.ld, o.stride, c.rows, c.cols, c.items, rest.scratch.data, c.ld, env.stream);
-    o = copied(o, c, rest.scratch.data);
+    o = launch_operand_copy(o, c, rest.scratch.data, 2, env.stream);
     rest.scratch.data += c.bytes;
     rest.scratch.bytes -= c.bytes;
   };

@@ -13,6 +13,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "kernels/library/epilogue.cuh"
@@ -94,6 +95,16 @@ SplitK split_k_slices(std::int64_t k, int splits, int bk) {
   if (splits <= 1) return {};
   const std::int64_t k_tiles = (k + bk - 1) / bk, per = (k_tiles + splits - 1) / splits;
   return {int((k_tiles + per - 1) / per), int(per)};
+}
+
+std::optional<std::string> split_k_refusal(const Problem& p, int splits, int bk) {
+  if (p.grouped() || p.batch > 1) return std::string("split-K takes one problem, not a batch or groups");
+  if (p.determinism == Determinism::batch_invariant)
+    return std::string("split-K's slices depend on the shape: not batch-invariant");
+  if (splits > (p.k + bk - 1) / bk)
+    return fmt::format("{} splits of K = {}: at most one per {}-deep k-tile", splits, p.k, bk);
+  if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
+  return std::nullopt;
 }
 
 std::int64_t split_k_model(const Problem& p, std::int64_t tiles, std::int64_t resident, int bk,

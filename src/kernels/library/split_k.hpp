@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <cuda_runtime.h>
 
@@ -29,6 +31,11 @@ SplitK split_k_slices(std::int64_t k, int splits, int bk);
 // (512 x 512 x 32768 in 8: 1.47x; docs/shapes.md).
 std::int64_t split_k_model(const Problem& p, std::int64_t tiles, std::int64_t resident, int bk,
                            std::int64_t min_slice_tiles, std::size_t room);
+
+// Why p cannot be split into `splits` slices of k-tiles `bk` deep, or nothing: one problem only
+// (not a batch or groups), not batch-invariant (the slices depend on the shape), at most one slice
+// per k-tile, and m x n within the reduction's 32-bit indices.
+std::optional<std::string> split_k_refusal(const Problem& p, int splits, int bk);
 
 // The workspace of `splits` partial products of p, m x n FP32 each (a multiple of 256 bytes).
 std::size_t split_k_parts_bytes(const Problem& p, std::int64_t splits);

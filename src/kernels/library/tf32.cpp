@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "kernels/library/operand_copy.hpp"
 #include "kernels/library/split_k.hpp"
 #include "kernels/library/tf32_table.hpp"
 #include "kernels/library/tail.hpp"
@@ -44,28 +45,15 @@ const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
 
 // Operand copies in the workspace, rows padded to a multiple of 4 floats (16 bytes, for TMA): an
 // M-major A is copied K-major (the kernel reads K-major A tiles only), and a K-major A or a B that
-// the TMA cannot address (a pointer, leading dimension or batch stride that is not a 16-byte
-// multiple: odd K or N, a sub-matrix view) is copied row by row. The tensor maps keep the true K
-// and N, so the engine reads zeros past them, whatever the padding holds.
-bool a_tma_ok(const Problem& p) {
-  return p.a.k_major && tc::tma_layout_ok(p.a.ptr, 4, p.m, p.a.ld, p.a.stride == 0 ? 1 : p.batch, p.a.stride);
-}
-bool a_needs_copy(const Problem& p) { return !a_tma_ok(p); }
-std::int64_t round4(std::int64_t x) { return (x + 3) / 4 * 4; }
-std::int64_t copy_ld(const Problem& p) { return round4(p.k); }
+// the TMA cannot address is copied row by row (operand_copy.hpp).
+bool a_needs_copy(const Problem& p) { return !p.a.k_major || copy_of(p.a, p.m, p.k, p.batch, 4).needed; }
+std::int64_t copy_ld(const Problem& p) { return (p.k + 3) / 4 * 4; }
 std::size_t copy_bytes(const Problem& p) {
   const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
   return a_needs_copy(p) ? align256(std::size_t(items) * std::size_t(p.m) * std::size_t(copy_ld(p)) * 4) : 0;
 }
-// B as stored: n rows of k (K-major) or k rows of n.
-std::int64_t b_rows(const Problem& p) { return p.b.k_major ? p.n : p.k; }
-std::int64_t b_cols(const Problem& p) { return p.b.k_major ? p.k : p.n; }
-std::int64_t b_items(const Problem& p) { return p.b.stride == 0 ? 1 : p.batch; }
-bool b_needs_copy(const Problem& p) { return !tc::tma_layout_ok(p.b.ptr, 4, b_rows(p), p.b.ld, b_items(p), p.b.stride); }
-std::size_t b_copy_bytes(const Problem& p) {
-  return b_needs_copy(p) ? align256(std::size_t(b_items(p)) * std::size_t(b_rows(p)) * std::size_t(round4(b_cols(p))) * 4)
-                         : 0;
-}
+OperandCopy b_copy(const Problem& p) { return copy_of(p.b, p.n, p.k, p.batch, 4); }
+std::size_t b_copy_bytes(const Problem& p) { return b_copy(p).bytes; }
 std::size_t copies_bytes(const Problem& p) { return copy_bytes(p) + b_copy_bytes(p); }
 
 // Rows of op(A) whose copy fits `workspace_bytes` (after B's copy) when the whole copy does not: a
@@ -89,12 +77,7 @@ void copy_a(const Problem& p, std::int64_t r0, std::int64_t rows, std::int64_t i
     launch_copy_rows_32(a + r0 * p.a.ld, p.a.ld, p.a.stride, rows, p.k, items, dst, copy_ld(p), s);
 }
 // B's copy at `at` (when it needs one) and the operand the kernel reads instead.
-Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) {
-  if (!b_needs_copy(p)) return p.b;
-  const std::int64_t ld = round4(b_cols(p));
-  launch_copy_rows_32(p.b.ptr, p.b.ld, p.b.stride, b_rows(p), b_cols(p), b_items(p), at, ld, s);
-  return Operand{at, ld, p.b.stride == 0 ? 0 : b_rows(p) * ld, p.b.k_major};
-}
+Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) { return launch_operand_copy(p.b, b_copy(p), at, 4, s); }
 
 // Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
 SplitK split_of(const Problem& p, const Tf32Config& c) { return split_k_slices(p.k, c.splits, kBK); }
@@ -148,7 +131,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
       what = p.a.k_major ? "A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte "
                            "multiples)"
                          : "A is M-major (the kernel reads K-major A tiles)";
-    if (b_needs_copy(p))
+    if (b_copy(p).needed)
       what += std::string(what.empty() ? "" : "; ") +
               "B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)";
     return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({} with A in slices of 256 rows "
@@ -158,11 +141,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   }
   if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
   if (c.splits > 1) {
-    if (p.batch > 1) return std::string("split-K takes one problem, not a batch");
-    if (p.determinism == Determinism::batch_invariant)
-      return std::string("split-K's slices depend on the shape: not batch-invariant");
-    if (c.splits > cdiv(p.k, kBK)) return fmt::format("{} splits of K = {}: at most one per 32-deep k-tile", c.splits, p.k);
-    if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
+    if (auto why = split_k_refusal(p, c.splits, kBK)) return why;
     if (unit_count(p, c.cluster) * split_of(p, c).splits > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
     const std::size_t need = copies_bytes(p) + split_bytes(p, c);
     if (need > workspace_bytes)
@@ -185,6 +164,9 @@ namespace {
 
 // Split-K: A's K-major copy if it needs one, the slices' partial sums after it, then the second pass.
 void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
+  if (copies_bytes(p) + split_bytes(p, c) > env.scratch.bytes)
+    throw Error(fmt::format("tf32 kernel: split-K needs {} bytes of workspace, the call has {}",
+                            copies_bytes(p) + split_bytes(p, c), env.scratch.bytes));
   Problem q = p;
   q.b = copy_b(p, env.scratch.data, env.stream);
   unsigned char* after_b = env.scratch.data + b_copy_bytes(p);
@@ -210,10 +192,7 @@ void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   const Tf32Entry* e = find_entry(p, c);
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
-  if (c.splits > 1) {
-    if (auto why = tf32_reject(p, c, *env.device, env.scratch.bytes)) throw Error(fmt::format("tf32 kernel: {}", *why));
-    return launch_split(p, c, env);
-  }
+  if (c.splits > 1) return launch_split(p, c, env);
   if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
     // B's copy (if any) first, then op(A)'s rows slice by slice after it. D (and C, and a per-row
     // bias) are row-major in the normalised problem.
