@@ -119,8 +119,13 @@ struct HopperConfig {
   // little to hide, and measured 2 to 5% slower with it (1000^3 to 2048^3).
   static constexpr int DEFER_MAX = (BM == 128 && BN == 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
-  static constexpr int EPI_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
+  static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
+  // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
+  static constexpr int BIAS_FLOATS = S.fused ? (BM > BN ? BM : BN) : 0;
+  static constexpr int EPI_BYTES = RING_BYTES + 4 * BIAS_FLOATS;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
+  static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
+  static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
   static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
   static_assert(BM == 128 || (BM == 256 && BN == 128), "128 accumulators per thread at most: 128 x 256, 256 x 128 or 128 x 128");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
@@ -360,40 +365,52 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // at a time (rows r and r + 8, columns c and c + 1), so that only the accumulators are live. (Applied
   // inside box_pair instead, while the deferred boxes fill, it kept 16-bit D's 64 held registers, the
   // accumulators and the bias values live together, and ptxas spilled a kilobyte.)
-  // Two bias values per accumulator group (columns c and c + 1, or rows r and r + 8, each shared
-  // by the group's other pair), their offsets in 32 bits from the item's bias: the epilogue runs
-  // while the tensor cores wait, on two warps per scheduler, so its instruction count is its time.
-  auto fuse_in_place = [&](const epi::Scalars& scal, int row0, int col0, int item) {
+  // It runs while the tensor cores wait, on two warps per scheduler, so its instruction count is its
+  // time: the bias comes from the tile's copy in shared memory (stage_bias), two values per
+  // accumulator group (columns c and c + 1, or rows r and r + 8) at an offset that moves by a
+  // constant per group; 16-bit D takes the activation's tanh form (epi::activate_form).
+  float* const tile_bias = reinterpret_cast<float*>(epi + Cfg::RING_BYTES);
+  auto fuse_in_place = [&](const epi::Scalars& scal) {
     const int kind = args.epi.bias_kind;
-    const bool per_col = kind == epi::kPerColumn, f32_bias = args.epi.bias_f32 != 0;
-    const std::int64_t item_offset = std::int64_t(item) * args.epi.bias_stride;
-    const float* bias32 = static_cast<const float*>(args.epi.bias) + (f32_bias ? item_offset : 0);
-    const OutT* bias16 = static_cast<const OutT*>(args.epi.bias) + (f32_bias ? 0 : item_offset);
-    // Rows and columns past D's edge in a partial tile read the last bias value instead: theirs are
-    // never stored, and the bias vector ends at D's edge (compute-sanitizer found the reads past it).
-    const int bias_last = (per_col ? args.N : args.M) - 1;
-    auto bias_load = [&](int i) {
-      i = min(i, bias_last);
-      return f32_bias ? __ldg(bias32 + i) : epi::to_f32(__ldg(bias16 + i));
-    };
-    // One unrolled pass per form of activation, chosen once (epi::with_activation_form).
+    const bool per_col = kind == epi::kPerColumn;
+    // Group (rb, j): its first value at tile_bias[first + rb * rb_step + j * j_step], its second
+    // `second` further.
+    const int first = per_col ? 2 * (lane % 4) : ci * Cfg::kConsumerRows + warp * 16 + lane / 4;
+    const int j_step = per_col ? 8 : 0, rb_step = per_col ? 0 : 64, second = per_col ? 1 : 8;
+    constexpr bool kTanh = sizeof(OutT) == 2;
     epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
 #pragma unroll
       for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
         const int rb = grp / (BN / 8), j = grp % (BN / 8);
-        const int r = row0 + rb * 64 + warp * 16 + lane / 4, c = col0 + 8 * j + 2 * (lane % 4);
         float b0 = 0.0f, b1 = 0.0f;
         if (kind != epi::kNoBias) {
-          b0 = bias_load(per_col ? c : r);
-          b1 = bias_load(per_col ? c + 1 : r + 8);
+          const float* b = tile_bias + first + rb * rb_step + j * j_step;
+          b0 = b[0], b1 = b[second];
         }
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
-          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value>(scal.alpha * d[4 * grp + i] + bias, form);
+          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value, kTanh>(scal.alpha * d[4 * grp + i] + bias, form);
         }
       }
     });
+  };
+  // The tile's bias into tile_bias, as FP32: one value per consumer thread, loaded before the
+  // barrier that waits for every consumer's reads of the last tile's. Rows and columns past D's edge
+  // in a partial tile take the last bias value: theirs are never stored, and the bias vector ends at
+  // D's edge (compute-sanitizer found the reads past it).
+  auto stage_bias = [&](const TilePos& t) {
+    const bool per_col = args.epi.bias_kind == epi::kPerColumn;
+    const int i = ci * 128 + ctid, extent = per_col ? BN : BM;
+    const int at = min((per_col ? t.tn * BN : t.row_base + t.tm * BM) + i, (per_col ? args.N : args.M) - 1);
+    const std::int64_t index = std::int64_t(t.item) * args.epi.bias_stride + at;
+    float v = 0.0f;
+    if (i < extent)
+      v = args.epi.bias_f32 ? __ldg(static_cast<const float*>(args.epi.bias) + index)
+                            : epi::to_f32(__ldg(static_cast<const OutT*>(args.epi.bias) + index));
+    named_barrier(3, Cfg::kConsumers * 128);
+    if (i < extent) tile_bias[i] = v;
+    named_barrier(3, Cfg::kConsumers * 128);
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item
@@ -537,9 +554,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // grouped tile reaching past its group stores through the masked path below.
     const bool whole_rows = !Cfg::kGrouped || row0 + Cfg::kConsumerRows <= t.row_end;
     const int z = Cfg::kGrouped ? 0 : t.item;
+    // Every consumer thread of the CTA takes part (a barrier), whichever way its rows are stored.
+    if constexpr (Cfg::kFused) {
+      if (args.epi.bias_kind != epi::kNoBias) stage_bias(t);
+    }
     if (Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows) {
       if constexpr (Cfg::kFused) {
-        fuse_in_place(scal, row0, col0, t.item);
+        fuse_in_place(scal);
       } else if (args.epi.alpha_ptr) {
 #pragma unroll
         for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
