@@ -90,6 +90,11 @@ struct HopperConfig {
   // registers of the fix-up make ptxas spill (that configuration stays data-parallel), and not in
   // grouped launches, whose tile count only the GPU knows.
   static constexpr bool kStreamK = S.persistent && S.tma_epilogue && !S.grouped && !(kCluster > 1 && sizeof(OutT) == 2);
+  // Step 3 (no producer warpgroup: a consumer thread loads each stage only S - 1 k-tiles ahead of
+  // its use) reads 2-D tensor maps, as it did before the library; the others read 3-D ones, whose
+  // third coordinate is the batch item. Step 3 measured 3 to 4 points of cuBLAS slower with 3-D
+  // loads (docs/kernels/tensor-ladder.md, 7.10).
+  static constexpr bool k2dMaps = !S.warp_specialized;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = (kConsumers + (S.warp_specialized ? 1 : 0)) * 128;
   static constexpr int kConsumerRows = BM / kConsumers;  // rows of D per consumer warpgroup
@@ -282,12 +287,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // One box of A or B: K-major boxes are addressed (k, row), MN-major ones (row, k).
     auto load_a = [&](int j, bool multicast) {
       const int x = Cfg::kAKMajor ? k : a_row + Cfg::A_BOX_ROWS * j, y = Cfg::kAKMajor ? a_row + Cfg::A_BOX_ROWS * j : k;
-      if (multicast) tma_load_multicast_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z, 0x3);
+      if constexpr (Cfg::k2dMaps) tma_load(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y);
+      else if (multicast) tma_load_multicast_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z, 0x3);
       else tma_load_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z);
     };
     auto load_b = [&](int j, bool multicast) {
       const int x = Cfg::kBKMajor ? k : b_col + 64 * j, y = Cfg::kBKMajor ? b_col + 64 * j : k;
-      if (multicast) tma_load_multicast_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z, 0x3);
+      if constexpr (Cfg::k2dMaps) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y);
+      else if (multicast) tma_load_multicast_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z, 0x3);
       else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z);
     };
     // The tile both CTAs of a cluster need (A with pairs along N, B along M): each loads half of
@@ -599,6 +606,27 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           return epi::from_f32<OutT>(v);
         }
       };
+      // The common case in one tight pass: unfused, beta 0, and whole pairs in every row and column
+      // of this warpgroup's part of the tile: a multiply and one paired store per two outputs. (The
+      // general pass below checks each value and issues both kinds of store, predicated: three
+      // stores per pair.)
+      if constexpr (!Cfg::kFused) {
+        if (scal.beta == 0.0f && args.pair_stores && col0 + BN <= args.N && row0 + Cfg::kConsumerRows <= row_end) {
+#pragma unroll
+          for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int rr = row0 + rb * 64 + warp * 16 + lane / 4 + 8 * h;
+              Pair* out = reinterpret_cast<Pair*>(D + std::size_t(rr) * args.ldd + col0 + 2 * (lane % 4));
+#pragma unroll
+              for (int j = 0; j < BN / 8; ++j) {
+                const float* v = d + rb * Cfg::kBlockAccum + 4 * j + 2 * h;
+                out[4 * j] = make_pair(scal.alpha * v[0], scal.alpha * v[1]);  // columns 8j + 2 (lane % 4), + 1
+              }
+            }
+          return;
+        }
+      }
       // The thread's rows: row block rb, rows r and r + 8 (h), each pointer worked out once; its columns:
       // group j, c and c + 1.
 #pragma unroll

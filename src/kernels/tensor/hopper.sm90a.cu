@@ -90,6 +90,12 @@ tc::TmaMaps build_maps(const tc::TmaKey& k) {
   constexpr DType ab = std::is_same_v<T, __half> ? DType::f16 : DType::bf16;
   constexpr DType out = std::is_same_v<typename Cfg::Out, float> ? DType::f32 : ab;
   tc::TmaMaps m;
+  if constexpr (Cfg::k2dMaps) {
+    m.a = tc::make_tensor_map_2d(k.a, ab, k.shape.m, k.shape.k, Cfg::A_BOX_ROWS, Cfg::BK, tc::Swizzle::b128);
+    m.b = tc::make_tensor_map_2d(k.b, ab, k.shape.k, k.b_cols, Cfg::BK, 64, tc::Swizzle::b128);
+    m.c = m.a;  // no TMA epilogue in step 3
+    return m;
+  }
   m.a = tc::make_tensor_map_3d(k.a, ab, k.shape.m, k.shape.k, k.shape.k, 1, 0, Cfg::A_BOX_ROWS, Cfg::BK, tc::Swizzle::b128);
   m.b = tc::make_tensor_map_3d(k.b, ab, k.shape.k, k.b_cols, k.b_cols, 1, 0, Cfg::BK, 64, tc::Swizzle::b128);
   m.c = Cfg::kTmaEpilogue && k.tma_store
