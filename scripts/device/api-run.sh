@@ -163,7 +163,11 @@ echo
 for f in bench.txt torch.txt tune.txt; do [ -f "$out/$f" ] && { echo "== $f"; cat "$out/$f"; }; done
 [ -f "$out/lab-auto.txt" ] && { echo "== lab-auto.txt"; tail -30 "$out/lab-auto.txt"; }
 echo
-echo "== api-run summary ($GEMMLAB_COMMIT) =="
+# The commit the binaries were built at: a prebuilt archive records it (the device's copy of the
+# tree may carry older git metadata than the machine that built it).
+commit=$GEMMLAB_COMMIT
+[ -n "${PREBUILT:-}" ] && [ -f build/prebuilt-commit.txt ] && commit=$(head -1 build/prebuilt-commit.txt)
+echo "== api-run summary ($commit) =="
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
 printf '%s\n' "${summary[@]}"
 exit $status
