@@ -410,11 +410,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const bool per_col = args.epi.bias_kind == epi::kPerColumn;
     const int i = ci * 128 + ctid, extent = per_col ? BN : BM;
     const int at = min((per_col ? t.tn * BN : t.row_base + t.tm * BM) + i, (per_col ? args.N : args.M) - 1);
-    const std::int64_t index = std::int64_t(t.item) * args.epi.bias_stride + at;
-    float v = 0.0f;
-    if (i < extent)
-      v = args.epi.bias_f32 ? __ldg(static_cast<const float*>(args.epi.bias) + index)
-                            : epi::to_f32(__ldg(static_cast<const OutT*>(args.epi.bias) + index));
+    const float v = i < extent ? epi::bias_at<OutT>(args.epi, t.item, at, at) : 0.0f;  // row or column `at`
     named_barrier(3, Cfg::kConsumers * 128);
     if (i < extent) tile_bias[i] = v;
     named_barrier(3, Cfg::kConsumers * 128);
