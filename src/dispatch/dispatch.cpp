@@ -130,6 +130,14 @@ bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Cho
       [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not);
 }
 
+bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  return choose_family(
+      ctx, p, Family::skinny_simt, &Choice::skinny, skinny_from, [&] { return skinny_simt_model_choice(p, dev); },
+      [&](const SkinnyConfig& c) { return skinny_simt_reject(p, c, dev, ws); },
+      [&](const SkinnyConfig&) { return skinny_simt_workspace_bytes(p); }, out, why_not);
+}
+
 bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
@@ -164,6 +172,10 @@ std::string model_words(const Choice& c, const Problem& p) {
     case Family::skinny:
       return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}",
                          c.skinny.splits);
+    case Family::skinny_simt:
+      return fmt::format("a short side of D: FP32 products on CUDA cores streaming the long operand, k split over "
+                         "clusters of {}",
+                         c.skinny.splits);
     case Family::simt:
       return c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
              : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
@@ -181,6 +193,7 @@ const char* family_name(Family f) {
     case Family::sm90: return "sm90.wgmma";
     case Family::sm90_tf32: return "sm90.wgmma_swapab";
     case Family::skinny: return "sm90.skinny_mma";
+    case Family::skinny_simt: return "sm90.skinny_simt";
   }
   return "?";
 }
@@ -193,7 +206,8 @@ std::map<std::string, int> config_fields(const Choice& c) {
     case Family::sm90_tf32:
       return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k},
               {"splits", c.tf32.splits}};
-    case Family::skinny: return {{"splits", c.skinny.splits}};
+    case Family::skinny:
+    case Family::skinny_simt: return {{"splits", c.skinny.splits}};
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
               {"stages", c.simt.stages}, {"group_m", c.simt.group_m}, {"splits", c.simt.splits},
@@ -226,6 +240,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
   if (!order.empty() && skinny_first(p)) order.insert(order.begin(), Family::skinny);
+  if (!order.empty() && skinny_simt_first(p)) order.insert(order.begin(), Family::skinny_simt);
   const TableEntry* e = table_entry(ctx, p);
   if (e && e->kernel == family_name(Family::generic)) {
     c.why = Why::table;
@@ -239,6 +254,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
     const bool chosen = f == Family::sm90        ? choose_sm90(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::sm90_tf32 ? choose_tf32(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::skinny    ? choose_skinny(ctx, p, workspace_bytes, c, why_not)
+                        : f == Family::skinny_simt ? choose_skinny_simt(ctx, p, workspace_bytes, c, why_not)
                                                  : choose_simt(ctx, p, workspace_bytes, c, why_not);
     if (chosen) return c;
   }
@@ -279,6 +295,15 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
       c.workspace_bytes = skinny_workspace_bytes(p);
       out.push_back(c);
     }
+  if (skinny_simt_shape(p))
+    for (const SkinnyConfig& cfg : skinny_configs()) {
+      if (skinny_simt_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+      Choice c;
+      c.family = Family::skinny_simt;
+      c.skinny = cfg;
+      c.workspace_bytes = skinny_simt_workspace_bytes(p);
+      out.push_back(c);
+    }
   for (const Tf32Config& cfg : tf32_configs()) {
     if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
@@ -296,6 +321,7 @@ void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
     case Family::sm90_tf32: launch_tf32(p, c.tf32, env); return;
     case Family::simt: launch_simt(p, c.simt, env); return;
     case Family::skinny: launch_skinny(p, c.skinny, env); return;
+    case Family::skinny_simt: launch_skinny_simt(p, c.skinny, env); return;
     default: launch_generic(p, env.stream); return;
   }
 }
@@ -315,6 +341,7 @@ Plan describe(const Choice& c, const Problem& p) {
                                 p.a.k_major ? "" : " copy_a=k_major");
       break;
     case Family::skinny:
+    case Family::skinny_simt:
       plan.config = fmt::format("splits={}", c.skinny.splits);
       break;
     case Family::simt:

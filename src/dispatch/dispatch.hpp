@@ -28,7 +28,8 @@ enum class Family {
   simt,        // kernels/fp32/pipelined.cuh: FP32 on CUDA cores, cp.async pipeline
   sm90,        // kernels/tensor/hopper.cuh: BF16/FP16 on sm_90a (wgmma, TMA, warp specialisation)
   sm90_tf32,   // kernels/tensor/hopper_tf32.cuh: TF32 on sm_90a
-  skinny,      // kernels/library/skinny.cuh: BF16/FP16 with at most 64 rows or columns of D (mma.sync, sm_90 clusters)
+  skinny,       // kernels/library/skinny.cuh: BF16/FP16/TF32 with at most 64 rows or columns of D (mma.sync, sm_90 clusters)
+  skinny_simt,  // kernels/library/skinny_simt.cuh: FP32 operands, exact products, at most 16 rows or columns of D (CUDA cores)
 };
 const char* family_name(Family f);
 

@@ -380,3 +380,59 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   // 448 tiles (16 x 28672 x 8192, 3 CTAs per SM) are 1.13 waves: 4 splits make 4.53 (cost 1.20 against 1.5).
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 28672, 8192), dev).splits, 4);
 }
+
+TEST(DispatchSkinnySimt, TakesExactFp32WithSixteenOrFewerAndSaysWhyNot) {
+  const DeviceState dev = h100();
+  const SkinnyConfig c{4};
+  const std::size_t ws = std::size_t(1) << 26;
+  auto why = [&](const Problem& p, std::size_t workspace) {
+    return skinny_simt_reject(p, c, dev, workspace).value_or("accepted");
+  };
+  // Exact FP32 (and FP32 where TF32 is allowed: its products are exact either way).
+  EXPECT_FALSE(skinny_simt_reject(problem(DataType::f32, DataType::f32, 1, 4096, 4096), c, dev, ws));
+  EXPECT_FALSE(skinny_simt_reject(problem(DataType::f32, DataType::f32, 16384, 8, 16384), c, dev, ws));
+  Problem tf32 = problem(DataType::f32, DataType::f32, 16, 4096, 4096);
+  tf32.tf32 = true;
+  EXPECT_FALSE(skinny_simt_reject(tf32, c, dev, ws));
+  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), ws).find("takes f32 operands"), std::string::npos);
+  EXPECT_NE(why(problem(DataType::f32, DataType::f32, 17, 4096, 4096), ws).find("more than 16 rows"), std::string::npos);
+  EXPECT_NE(why(problem(DataType::f32, DataType::f32, 8, 4096, 4098), ws).find("k = 4098"), std::string::npos);
+  // B (the long operand) N-major: n a multiple of 4 (not of 8, as the mma.sync form needs).
+  Problem n_4100 = problem(DataType::f32, DataType::f32, 8, 4100, 4096);
+  EXPECT_FALSE(skinny_simt_reject(n_4100, c, dev, ws));
+  Problem n_4102 = problem(DataType::f32, DataType::f32, 8, 4102, 4096);
+  n_4102.b.ld = 4104;
+  EXPECT_NE(why(n_4102, ws).find("n side, which is not a multiple of 4"), std::string::npos);
+  Problem invariant = problem(DataType::f32, DataType::f32, 1, 4096, 4096);
+  invariant.determinism = Determinism::batch_invariant;
+  EXPECT_NE(why(invariant, ws).find("batch-invariant"), std::string::npos);
+  // An M-major A is copied K-major first: 8 x 4096 FP32 elements.
+  Problem m_major = problem(DataType::f32, DataType::f32, 8, 4096, 4096);
+  m_major.a = {m_major.a.ptr, 8, 0, false};
+  EXPECT_EQ(skinny_simt_workspace_bytes(m_major), 8u * 4096u * 4u);
+  EXPECT_NE(why(m_major, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
+}
+
+TEST(DispatchSkinnySimt, GoesFirstForFp32WithAMillionElementsOfW) {
+  auto first = [](std::int64_t m, std::int64_t n, std::int64_t k, bool tf32 = false) {
+    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+    p.tf32 = tf32;
+    return skinny_simt_first(p);
+  };
+  EXPECT_TRUE(first(1, 4096, 4096));
+  EXPECT_TRUE(first(16, 28672, 8192));
+  EXPECT_TRUE(first(16384, 8, 16384));  // a short n: A is the long operand
+  EXPECT_FALSE(first(17, 4096, 4096));  // 17 or more: the tile kernels
+  EXPECT_FALSE(first(8, 512, 1024));    // half a million elements of W
+  EXPECT_TRUE(first(4, 4096, 4096, true));    // TF32 allowed: exact products, as fast with 1 to 4
+  EXPECT_FALSE(first(8, 4096, 4096, true));   // from 8 the mma.sync form
+  EXPECT_FALSE(skinny_simt_first(problem(DataType::bf16, DataType::f32, 1, 4096, 4096)));
+}
+
+TEST(DispatchSkinnySimt, ModelSplitsKUntilTheGpuIsFull) {
+  const DeviceState dev = h100();  // no resident counts for this form: 4 CTAs an SM assumed
+  // W big-major: 32 tiles of 128 rows, 512 k-steps of 8: 8 splits (256 CTAs, half a wave).
+  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 8);
+  // W K-major (a short n of A's rows): 4096 tiles of 4 rows are 7.8 waves already.
+  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 16384, 8, 16384), dev).splits, 1);
+}

@@ -21,8 +21,9 @@ struct DeviceState {
   std::vector<int> sm90_resident;
   std::vector<int> simt_resident;
   std::vector<int> tf32_resident;
-  std::vector<int> skinny_resident;  // CTAs of the skinny kernel resident per SM: 16-bit operands with 1, 2, 4, 8
-                                     // column groups, then FP32 operands with as many
+  std::vector<int> skinny_resident;  // CTAs of the skinny kernels resident per SM: mma.sync with 16-bit operands
+                                     // and 1, 2, 4, 8 column groups, then FP32 operands with as many; then the
+                                     // CUDA-core form with 1, 2, 4, 8, 16 columns, W big-major then K-major
 };
 
 // Scratch memory of one call: `bytes` of workspace (256-byte aligned) and the zeroed counters

@@ -1,6 +1,7 @@
-// The library's skinny kernel, host side (skinny.hpp): which side of D is short, the checks, the
-// model's split of k, and the clustered launch. The instantiations live in skinny_bf16.cu,
-// skinny_f16.cu and skinny_f32.cu, built in parallel.
+// The library's skinny kernels, host side (skinny.hpp): which side of D is short, the checks, the
+// model's split of k, and the clustered launch, for the mma.sync form (skinny.cuh; instantiations
+// in skinny_bf16.cu, skinny_f16.cu and skinny_f32.cu, built in parallel) and the CUDA-core form
+// (skinny_simt.cuh, skinny_simt.cu).
 #include "kernels/library/skinny.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/skinny.cuh"
+#include "kernels/library/skinny_simt.cuh"
 #include "kernels/library/transpose.hpp"
 
 namespace gemmlab::detail {
@@ -24,10 +26,16 @@ Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_tf32(int mt, bool w_kmajor);
 }  // namespace skinny
+namespace skinny_simt {
+Kernel kernel_f32(int s, bool w_kmajor);
+// Rows of W per CTA and the k of a warp's step.
+constexpr std::int64_t tile_big(bool w_kmajor) { return w_kmajor ? kTileBig<true> : kTileBig<false>; }
+}  // namespace skinny_simt
 
 namespace {
 
 constexpr std::int64_t kMaxSmall = 64;
+constexpr std::int64_t kMaxSmallSimt = 16;  // the CUDA-core form's S: 1, 2, 4, 8 or 16
 constexpr int kMaxSplits = 8;  // the portable cluster size
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -54,6 +62,12 @@ int mt_for(std::int64_t small) { return small <= 8 ? 1 : small <= 16 ? 2 : small
 bool wide(const Problem& p) { return p.ab == DataType::f32; }
 // The index into DeviceState::skinny_resident.
 std::size_t resident_index(int mt, bool wide) { return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0)); }
+// The CUDA-core form's S for `small` columns, and its index into DeviceState::skinny_resident
+// (after the mma.sync form's 8: S = 1 .. 16, big-major then K-major W).
+int s_for(std::int64_t small) { return small <= 1 ? 1 : small <= 2 ? 2 : small <= 4 ? 4 : small <= 8 ? 8 : 16; }
+std::size_t simt_resident_index(int s, bool w_kmajor) {
+  return std::size_t(8 + 2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
+}
 // An operand element's bytes, the elements of a 16-byte vector, and the k of one warp's step
 // (skinny.cuh's kStepK).
 std::int64_t elem_bytes(const Problem& p) { return wide(p) ? 4 : 2; }
@@ -87,23 +101,129 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
   return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
 }
 
+// The checks both forms share, after their own of the types: the GPU, the kind of problem, the
+// split, the long operand's vectors (stored along its long side, that side a multiple of
+// `big_multiple`) and the short one's copy.
+std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
+                                         std::size_t workspace_bytes, std::int64_t max_small, std::int64_t tile,
+                                         std::int64_t big_multiple) {
+  if (state.cc < 90) return fmt::format("needs an sm_90 GPU (thread-block clusters); this one is sm_{}", state.cc);
+  if (p.grouped()) return std::string("grouped GEMM is not offered");
+  if (p.determinism == Determinism::batch_invariant)
+    return std::string("batch-invariant calls take the tile kernels, whose reduction order does not depend on m");
+  if (std::min(p.m, p.n) > max_small)
+    return fmt::format("D has more than {} rows and more than {} columns", max_small, max_small);
+  if (c.splits < 1 || c.splits > kMaxSplits) return fmt::format("splits of k must be 1 to {}, not {}", kMaxSplits, c.splits);
+  if (p.k % vec(p) != 0) return fmt::format("k = {} is not a multiple of {} (a 16-byte vector)", p.k, vec(p));
+  const Sides s = sides_of(p);
+  const char* w_name = s.swapped ? "B" : "A";
+  if (!vector_ready(*s.w, p.batch, vec(p), false))
+    return fmt::format("{} (the long operand) is not read in 16-byte vectors: its pointer, leading dimension and batch "
+                       "stride must be 16-byte multiples",
+                       w_name);
+  if (!s.w->k_major && s.big % big_multiple != 0)
+    return fmt::format("{} (the long operand) is stored along its {} {} side, which is not a multiple of {}", w_name,
+                       s.big, s.swapped ? "n" : "m", big_multiple);
+  if (const std::size_t bytes = x_copy_bytes(p, s); bytes > workspace_bytes)
+    return fmt::format("{} (the short operand) is copied K-major into the workspace first: {} bytes, the call has {}",
+                       s.swapped ? "A" : "B", bytes, workspace_bytes);
+  if (cdiv(s.big, tile) * c.splits > INT_MAX) return std::string("too many tiles for one grid");
+  return std::nullopt;
+}
+
+// The kernels' arguments for p, the short operand first copied K-major into the workspace when it
+// is stored otherwise; `step` is the k of one warp's step, `warps` the warps of a CTA.
+skinny::Args make_args(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env, std::int64_t step, int warps) {
+  const Sides s = sides_of(p);
+  skinny::Args a;
+  a.big = s.big, a.small = s.small, a.k = p.k, a.batch = p.batch;
+  a.w = s.w->ptr, a.ldw = s.w->ld, a.stride_w = s.w->stride;
+  a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
+  if (x_copy_bytes(p, s) > 0) {
+    const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
+    if (s.x->k_major && wide(p))  // small rows of k, at an unaligned place
+      launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+    else if (s.x->k_major)
+      launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+    else if (wide(p))  // k rows of small: transposed
+      launch_transpose_f32(static_cast<const float*>(s.x->ptr), s.x->ld, s.x->stride, p.k, s.small, items,
+                           reinterpret_cast<float*>(env.scratch.data), p.k, env.stream);
+    else
+      launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, p.k, env.stream);
+    a.x = env.scratch.data, a.ldx = p.k, a.stride_x = s.x->stride == 0 ? 0 : s.small * p.k;
+  }
+  // D (and C) are row-major m x n: with W = op(B)^T, W's rows are D's columns.
+  a.c = p.c, a.stride_c = p.stride_c;
+  a.c_big = s.swapped ? 1 : p.ldc, a.c_small = s.swapped ? p.ldc : 1;
+  a.d = p.d, a.stride_d = p.stride_d;
+  a.d_big = s.swapped ? 1 : p.ldd, a.d_small = s.swapped ? p.ldd : 1;
+  a.swapped = s.swapped ? 1 : 0;
+  a.splits = c.splits;
+  const std::int64_t steps = cdiv(p.k, step), workers = std::int64_t(c.splits) * warps;
+  a.steps_each = steps / workers, a.steps_more = steps % workers;
+  a.epi = epilogue_params(p);
+  return a;
+}
+
+// A grid of `tiles` CTAs of `warps` warps (times the split) per batch item, in clusters of
+// c.splits along k.
+template <class K>
+void launch_clustered(K kernel, const skinny::Args& a, std::int64_t tiles, int warps, const SkinnyConfig& c,
+                      cudaStream_t stream) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(tiles * c.splits), unsigned(std::min<std::int64_t>(a.batch, 65535)), 1);
+  cfg.blockDim = dim3(unsigned(32 * warps), 1, 1);
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = unsigned(c.splits), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel, a));
+}
+
+// The split of k that fills the GPU with `tiles` CTAs (per split) of `per_sm` resident a SM, each
+// of their `warps` warps keeping at least 4 of the `steps` k-steps. The kernels are bound by memory bandwidth, which
+// a wave half full already draws: a last partial wave costs its share of a full one, but at least
+// half. Each split adds 2% for its reduction.
+int splits_for(std::int64_t tiles, std::int64_t steps, int warps, int per_sm, const DeviceState& state) {
+  const std::int64_t ctas = std::int64_t(std::max(1, state.props.sm_count)) * std::max(1, per_sm);
+  auto cost = [&](int s) {
+    const double waves = double(tiles) * s / double(ctas), whole = std::floor(waves), part = waves - whole;
+    return (whole + (part > 0 ? std::max(part, 0.5) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
+  };
+  int best = 1;
+  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * warps * 4; ++s)
+    if (cost(s) < cost(best)) best = s;
+  return best;
+}
+
+int resident(const DeviceState& state, std::size_t i) {
+  return i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
+}
+
 }  // namespace
 
 void prepare_skinny(DeviceState& state) {
-  state.skinny_resident.assign(8, 0);
+  state.skinny_resident.assign(18, 0);
   if (state.cc < 90) return;
+  auto count = [](auto kernel, int warps) {
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 32 * warps, 0) != cudaSuccess) {
+      (void)cudaGetLastError();
+      blocks = 0;
+    }
+    return blocks;
+  };
   for (bool is_wide : {false, true})
-    for (int mt : {1, 2, 4, 8}) {
-      int blocks = 0;
+    for (int mt : {1, 2, 4, 8})
       // Every type pair and layout of one mt and width has the same registers within a few tens;
       // the big-major bf16 -> f32 and TF32 ones stand for them.
-      const skinny::Kernel k = is_wide ? skinny::kernel_tf32(mt, false) : skinny::kernel_bf16(true, mt, false);
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, skinny::kThreads, 0) != cudaSuccess) {
-        (void)cudaGetLastError();
-        blocks = 0;
-      }
-      state.skinny_resident[resident_index(mt, is_wide)] = blocks;
-    }
+      state.skinny_resident[resident_index(mt, is_wide)] =
+          count(is_wide ? skinny::kernel_tf32(mt, false) : skinny::kernel_bf16(true, mt, false), skinny::kWarps);
+  for (bool w_kmajor : {false, true})
+    for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
+          count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(s));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -131,72 +251,16 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   if (p.ab == DataType::f32 && !p.tf32)
     return std::string("multiplies f32 operands as TF32, and the call asks for FP32 products (Compute::f32)");
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
-  if (state.cc < 90) return fmt::format("needs an sm_90 GPU (thread-block clusters); this one is sm_{}", state.cc);
-  if (p.grouped()) return std::string("grouped GEMM is not offered");
-  if (p.determinism == Determinism::batch_invariant)
-    return std::string("batch-invariant calls take the tile kernels, whose reduction order does not depend on m");
-  if (!skinny_shape(p)) return fmt::format("D has more than {} rows and more than {} columns", kMaxSmall, kMaxSmall);
-  if (c.splits < 1 || c.splits > kMaxSplits) return fmt::format("splits of k must be 1 to {}, not {}", kMaxSplits, c.splits);
-  if (p.k % vec(p) != 0) return fmt::format("k = {} is not a multiple of {} (a 16-byte vector)", p.k, vec(p));
-  const Sides s = sides_of(p);
-  const char* w_name = s.swapped ? "B" : "A";
-  if (!vector_ready(*s.w, p.batch, vec(p), false))
-    return fmt::format("{} (the long operand) is not read in 16-byte vectors: its pointer, leading dimension and batch "
-                       "stride must be 16-byte multiples",
-                       w_name);
-  if (!s.w->k_major && s.big % 8 != 0)
-    return fmt::format("{} (the long operand) is stored along its {} {} side, which is not a multiple of 8", w_name,
-                       s.big, s.swapped ? "n" : "m");
-  if (const std::size_t bytes = x_copy_bytes(p, s); bytes > workspace_bytes)
-    return fmt::format("{} (the short operand) is copied K-major into the workspace first: {} bytes, the call has {}",
-                       s.swapped ? "A" : "B", bytes, workspace_bytes);
-  if (cdiv(s.big, tile_big(mt_for(s.small))) * c.splits > INT_MAX) return std::string("too many tiles for one grid");
-  return std::nullopt;
+  return shared_reject(p, c, state, workspace_bytes, kMaxSmall, skinny_shape(p) ? tile_big(mt_for(sides_of(p).small)) : 1,
+                       8);
 }
 
 void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
   if (auto why = skinny_reject(p, c, *env.device, env.scratch.bytes)) throw Error(fmt::format("skinny kernel: {}", *why));
   const Sides s = sides_of(p);
-  skinny::Args a;
-  a.big = s.big, a.small = s.small, a.k = p.k, a.batch = p.batch;
-  a.w = s.w->ptr, a.ldw = s.w->ld, a.stride_w = s.w->stride;
-  a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
-  if (x_copy_bytes(p, s) > 0) {
-    const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
-    if (s.x->k_major && wide(p))  // small rows of k, at an unaligned place
-      launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
-    else if (s.x->k_major)
-      launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
-    else if (wide(p))  // k rows of small: transposed
-      launch_transpose_f32(static_cast<const float*>(s.x->ptr), s.x->ld, s.x->stride, p.k, s.small, items,
-                           reinterpret_cast<float*>(env.scratch.data), p.k, env.stream);
-    else
-      launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, p.k, env.stream);
-    a.x = env.scratch.data, a.ldx = p.k, a.stride_x = s.x->stride == 0 ? 0 : s.small * p.k;
-  }
-  // D (and C) are row-major m x n: with W = op(B)^T, W's rows are D's columns.
-  a.c = p.c, a.stride_c = p.stride_c;
-  a.c_big = s.swapped ? 1 : p.ldc, a.c_small = s.swapped ? p.ldc : 1;
-  a.d = p.d, a.stride_d = p.stride_d;
-  a.d_big = s.swapped ? 1 : p.ldd, a.d_small = s.swapped ? p.ldd : 1;
-  a.swapped = s.swapped ? 1 : 0;
-  a.splits = c.splits;
-  const std::int64_t steps = cdiv(p.k, step_k(p)), workers = std::int64_t(c.splits) * skinny::kWarps;
-  a.steps_each = steps / workers, a.steps_more = steps % workers;
-  a.epi = epilogue_params(p);
   const int mt = mt_for(s.small);
-  const bool w_kmajor = s.w->k_major;
-
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(cdiv(s.big, tile_big(mt)) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1);
-  cfg.blockDim = dim3(skinny::kThreads, 1, 1);
-  cfg.stream = env.stream;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = unsigned(c.splits), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel_of(p, mt, w_kmajor), a));
+  launch_clustered(kernel_of(p, mt, s.w->k_major), make_args(p, c, env, step_k(p), skinny::kWarps),
+                   cdiv(s.big, tile_big(mt)), skinny::kWarps, c, env.stream);
 }
 
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
@@ -204,25 +268,59 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   if (!skinny_shape(p)) return c;
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
-  const std::size_t i = resident_index(mt, wide(p));
-  const int per_sm = i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
-  const std::int64_t ctas = std::int64_t(std::max(1, state.props.sm_count)) * per_sm;
-  const std::int64_t tiles = cdiv(s.big, tile_big(mt)) * p.batch;
-  // s splits of k make tiles * s CTAs of 1/s the work, in waves of `ctas`. The kernel is bound by
-  // memory bandwidth, which a wave half full already draws: a last partial wave costs its share
-  // of a full one, but at least half. Each split adds 2% for its reduction. Each warp keeps at
-  // least 4 k-steps.
-  const std::int64_t steps = cdiv(p.k, step_k(p));
-  auto cost = [&](int s) {
-    const double waves = double(tiles) * s / double(ctas), whole = std::floor(waves), part = waves - whole;
-    return (whole + (part > 0 ? std::max(part, 0.5) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
-  };
-  c.splits = 1;
-  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * skinny::kWarps * 4; ++s)
-    if (cost(s) < cost(c.splits)) c.splits = s;
+  c.splits = splits_for(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps,
+                        resident(state, resident_index(mt, wide(p))), state);
   return c;
 }
 
 std::vector<SkinnyConfig> skinny_configs() { return {{1}, {2}, {4}, {8}}; }
+
+// ---- The CUDA-core form ----------------------------------------------------------------------
+
+bool skinny_simt_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmallSimt; }
+
+bool skinny_simt_first(const Problem& p) {
+  if (!skinny_simt_shape(p) || p.ab != DataType::f32) return false;
+  // FP32 operands with at most 16 rows or columns of D: the tile kernels multiply mostly padding
+  // there, and where TF32 is allowed, the mma.sync form's conversions cost more than the products
+  // it saves. A problem of under a million W elements an item is over before either streams.
+  const Sides s = sides_of(p);
+  // With TF32 allowed, the mma.sync form is the faster from 8 columns, this one with 1
+  // (docs/shapes.md).
+  if (p.tf32 && s.small > 4) return false;
+  return double(s.big) * double(p.k) >= double(1 << 20);
+}
+
+std::size_t skinny_simt_workspace_bytes(const Problem& p) {
+  return skinny_simt_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0;
+}
+
+std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
+                                              std::size_t workspace_bytes) {
+  if (p.ab != DataType::f32 || p.cd != DataType::f32) return std::string("takes f32 operands and writes f32");
+  const bool w_kmajor = skinny_simt_shape(p) && sides_of(p).w->k_major;
+  return shared_reject(p, c, state, workspace_bytes, kMaxSmallSimt, skinny_simt::tile_big(w_kmajor), 4);
+}
+
+void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
+  if (auto why = skinny_simt_reject(p, c, *env.device, env.scratch.bytes))
+    throw Error(fmt::format("skinny CUDA-core kernel: {}", *why));
+  const Sides s = sides_of(p);
+  const bool w_kmajor = s.w->k_major;
+  const int n = s_for(s.small), warps = skinny_simt::warps(n);
+  launch_clustered(skinny_simt::kernel_f32(n, w_kmajor), make_args(p, c, env, skinny_simt::step_k(w_kmajor, n), warps),
+                   cdiv(s.big, skinny_simt::tile_big(w_kmajor)), warps, c, env.stream);
+}
+
+SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state) {
+  SkinnyConfig c;
+  if (!skinny_simt_shape(p)) return c;
+  const Sides s = sides_of(p);
+  const bool w_kmajor = s.w->k_major;
+  const int n = s_for(s.small);
+  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
+                        skinny_simt::warps(n), resident(state, simt_resident_index(n, w_kmajor)), state);
+  return c;
+}
 
 }  // namespace gemmlab::detail

@@ -1,5 +1,7 @@
-// The library's skinny kernel (skinny.cuh) as dispatch sees it: GEMMs whose D has at most 64 rows
-// or at most 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90.
+// The library's skinny kernels as dispatch sees them: GEMMs whose D has at most 64 rows or at most
+// 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90. Two forms: mma.sync
+// (skinny.cuh, `sm90.skinny_mma`), and CUDA cores for exact FP32 products with at most 16 (skinny_simt.cuh,
+// `sm90.skinny_simt`, at the end of this file).
 //
 // What it computes: BF16 and FP16 operands with D in their type or f32, and FP32 operands with D
 // in f32 where the call allows TF32 (Compute::tf32); not grouped,
@@ -22,7 +24,7 @@
 
 namespace gemmlab::detail {
 
-// Once per Context: the resident CTAs of each instantiation into state.skinny_resident.
+// Once per Context: the resident CTAs of each instantiation of both forms into state.skinny_resident.
 void prepare_skinny(DeviceState& state);
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -45,5 +47,20 @@ bool skinny_first(const Problem& p);
 // problems are not taken (the kernel's choice depends on m).
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
 std::vector<SkinnyConfig> skinny_configs();
+
+// The CUDA-core form: FP32 operands (products exact in FP32 whether or not the call allows TF32)
+// and D in f32, at most 16 rows or columns of D, the same operands, layouts, batches, epilogue,
+// split of k over a cluster and fixed order of sums as the mma.sync form; k a multiple of 4, and a
+// long operand stored along its long side needs that side a multiple of 4.
+bool skinny_simt_shape(const Problem& p);
+// Tried first for FP32 operands with at least a million elements of W an item: with at most 16
+// columns the tile kernels multiply mostly padding. Where the call allows TF32, only with at most
+// 4 columns; from 8 the mma.sync form measured faster (docs/shapes.md).
+bool skinny_simt_first(const Problem& p);
+std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
+                                              std::size_t workspace_bytes);
+std::size_t skinny_simt_workspace_bytes(const Problem& p);
+void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env);
+SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state);
 
 }  // namespace gemmlab::detail
