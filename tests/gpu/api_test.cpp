@@ -86,6 +86,26 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
     }
 }
 
+// The CUDA-core skinny form's edges in a few layouts (W big-major and K-major, an M-major A copied
+// first, D column-major), small enough for the sanitizers: S of 1, 4 and 16 partly used, a long
+// side not a multiple of its 128-row tile, k not a multiple of its steps, and a batch with beta,
+// a bias and an activation.
+TEST_P(ApiTyped, SkinnyCudaCoreFormEdgesMatchTheReference) {
+  if (base().ab != DataType::f32) GTEST_SKIP() << "the CUDA-core skinny form takes FP32 operands";
+  for (const LayoutCombo& l :
+       {kRowMajorNN, kColMajorNN, LayoutCombo{Order::row_major, Op::none, Order::row_major, Op::transpose, Order::row_major},
+        LayoutCombo{Order::row_major, Op::transpose, Order::row_major, Op::none, Order::col_major}})
+    for (Dims d : {Dims{1, 200, 256}, Dims{3, 1028, 516}, Dims{300, 12, 132}})
+      EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
+  GemmCase c = sized(base(), {5, 260, 520});
+  c.batch = 2, c.gap = 3, c.beta = 0.5, c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh;
+  c.a_pad = 4, c.b_pad = 8, c.d_pad = 3;
+  EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+  // A decode step is its (plan() says so).
+  const GemmSetup st = make_setup(sized(base(), {1, 4096, 1024}), fresh_seed(), stream());
+  EXPECT_NE(plan(ctx(), st.g).kernel.find("skinny_simt"), std::string::npos) << plan(ctx(), st.g).kernel;
+}
+
 // A few tiles with a long K: 16-bit problems take sm90's split-K there (K in slices of FP32
 // partial sums, added by a second kernel that applies the epilogue). Every layout; beta with C
 // aliasing D, a bias and an activation, padding and a column-major D on the second pass.
