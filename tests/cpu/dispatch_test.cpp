@@ -426,13 +426,18 @@ TEST(DispatchSkinnySimt, GoesFirstForFp32WithAMillionElementsOfW) {
   EXPECT_FALSE(first(8, 512, 1024));    // half a million elements of W
   EXPECT_TRUE(first(4, 4096, 4096, true));    // TF32 allowed: exact products, as fast with 1 to 4
   EXPECT_FALSE(first(8, 4096, 4096, true));   // from 8 the mma.sync form
+  EXPECT_TRUE(first(16, 28672, 8192, true));  // 896 MiB: more than the mma.sync form takes
+  EXPECT_FALSE(first(16384, 8, 16384, true)); // a short n: the TF32 tile kernel
   EXPECT_FALSE(skinny_simt_first(problem(DataType::bf16, DataType::f32, 1, 4096, 4096)));
 }
 
 TEST(DispatchSkinnySimt, ModelSplitsKUntilTheGpuIsFull) {
-  const DeviceState dev = h100();  // no resident counts for this form: 4 CTAs an SM assumed
-  // W big-major: 32 tiles of 128 rows, 512 k-steps of 8: 8 splits (256 CTAs, half a wave).
-  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 8);
-  // W K-major (a short n of A's rows): 4096 tiles of 4 rows are 7.8 waves already.
+  const DeviceState dev = h100();
+  // W big-major: 32 tiles of 128 rows on 132 SMs: 4 splits make one CTA an SM (8 make two, at
+  // 2/8 of the work each, and cost more in reductions).
+  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 4);
+  // 112 tiles: 7 splits make 784 CTAs, 5.9 an SM, against 1 and 20 SMs idle without.
+  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 14336, 4096), dev).splits, 7);
+  // W K-major (a short n of A's rows): 4096 tiles of 4 rows are 31 an SM already.
   EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 16384, 8, 16384), dev).splits, 1);
 }

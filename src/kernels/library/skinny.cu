@@ -198,6 +198,20 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int warps, int per_sm, co
   return best;
 }
 
+// The CUDA-core form's split of k: its CTAs each keep enough loads in flight to draw an SM's share
+// of the memory bandwidth alone, so an SM's time is the work of the CTAs it runs, and the launch
+// takes as long as its busiest SM: ceil(tiles * s / SMs) CTAs of 1/s the work. Each split adds
+// 2% for its reduction. (The wave model above, with a partial wave at its share, split 1 x 4096 x
+// 4096's 32 tiles 5 ways: 160 CTAs, 28 SMs with two and 104 with one.)
+int splits_balanced(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state) {
+  const std::int64_t sms = std::max(1, state.props.sm_count);
+  auto cost = [&](int s) { return double(cdiv(tiles * s, sms)) / s * (1.0 + 0.02 * (s - 1)); };
+  int best = 1;
+  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * warps * 4; ++s)
+    if (cost(s) < cost(best)) best = s;
+  return best;
+}
+
 int resident(const DeviceState& state, std::size_t i) {
   return i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
 }
@@ -285,10 +299,15 @@ bool skinny_simt_first(const Problem& p) {
   // there, and where TF32 is allowed, the mma.sync form's conversions cost more than the products
   // it saves. A problem of under a million W elements an item is over before either streams.
   const Sides s = sides_of(p);
-  // With TF32 allowed, the mma.sync form is the faster from 8 columns, this one with 1
-  // (docs/shapes.md).
-  if (p.tf32 && s.small > 4) return false;
-  return double(s.big) * double(p.k) >= double(1 << 20);
+  const double w_elems = double(s.big) * double(p.k);
+  // With TF32 allowed, the tensor-core kernels are the faster from 8 columns, except where the
+  // mma.sync form leaves a decode step's long operand to the tile kernel (over 256 MiB): this
+  // one streams it faster there, as it does with 1 column (docs/shapes.md).
+  if (p.tf32 && s.small > 4) {
+    const double w_bytes = w_elems * 4.0 * double(s.w->stride == 0 ? 1 : p.batch);
+    if (!(s.swapped && s.small <= 16 && w_bytes > double(1 << 28))) return false;
+  }
+  return w_elems >= double(1 << 20);
 }
 
 std::size_t skinny_simt_workspace_bytes(const Problem& p) {
@@ -318,8 +337,8 @@ SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small);
-  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
-                        skinny_simt::warps(n), resident(state, simt_resident_index(n, w_kmajor)), state);
+  c.splits = splits_balanced(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch,
+                             cdiv(p.k, skinny_simt::step_k(w_kmajor, n)), skinny_simt::warps(n), state);
   return c;
 }
 

@@ -55,7 +55,8 @@ std::vector<SkinnyConfig> skinny_configs();
 bool skinny_simt_shape(const Problem& p);
 // Tried first for FP32 operands with at least a million elements of W an item: with at most 16
 // columns the tile kernels multiply mostly padding. Where the call allows TF32, only with at most
-// 4 columns; from 8 the mma.sync form measured faster (docs/shapes.md).
+// 4 columns, or a decode step (at most 16 rows) whose long operand is over the mma.sync form's
+// 256 MiB; elsewhere the tensor-core kernels measured faster (docs/shapes.md).
 bool skinny_simt_first(const Problem& p);
 std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                               std::size_t workspace_bytes);
