@@ -198,20 +198,6 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int warps, int per_sm, co
   return best;
 }
 
-// The CUDA-core form's split of k: its CTAs each keep enough loads in flight to draw an SM's share
-// of the memory bandwidth alone, so an SM's time is the work of the CTAs it runs, and the launch
-// takes as long as its busiest SM: ceil(tiles * s / SMs) CTAs of 1/s the work. Each split adds
-// 2% for its reduction. (The wave model above, with a partial wave at its share, split 1 x 4096 x
-// 4096's 32 tiles 5 ways: 160 CTAs, 28 SMs with two and 104 with one.)
-int splits_balanced(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state) {
-  const std::int64_t sms = std::max(1, state.props.sm_count);
-  auto cost = [&](int s) { return double(cdiv(tiles * s, sms)) / s * (1.0 + 0.02 * (s - 1)); };
-  int best = 1;
-  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * warps * 4; ++s)
-    if (cost(s) < cost(best)) best = s;
-  return best;
-}
-
 int resident(const DeviceState& state, std::size_t i) {
   return i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
 }
@@ -337,8 +323,8 @@ SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small);
-  c.splits = splits_balanced(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch,
-                             cdiv(p.k, skinny_simt::step_k(w_kmajor, n)), skinny_simt::warps(n), state);
+  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
+                        skinny_simt::warps(n), resident(state, simt_resident_index(n, w_kmajor)), state);
   return c;
 }
 
