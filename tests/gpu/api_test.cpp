@@ -87,15 +87,15 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
 }
 
 // The CUDA-core skinny form's edges in a few layouts (W big-major and K-major, an M-major A copied
-// first, D column-major), small enough for the sanitizers: S of 1, 4 and 16 partly used, a long
-// side not a multiple of its 128-row tile, k not a multiple of its steps, and a batch with beta,
-// a bias and an activation.
+// first, D column-major), small enough for the sanitizers: S of 1, 4 and 16 partly used (16 with
+// W along its long side stages X in shared memory), a long side not a multiple of its 128- or
+// 64-row tile, k not a multiple of its steps, and a batch with beta, a bias and an activation.
 TEST_P(ApiTyped, SkinnyCudaCoreFormEdgesMatchTheReference) {
   if (base().ab != DataType::f32) GTEST_SKIP() << "the CUDA-core skinny form takes FP32 operands";
   for (const LayoutCombo& l :
        {kRowMajorNN, kColMajorNN, LayoutCombo{Order::row_major, Op::none, Order::row_major, Op::transpose, Order::row_major},
         LayoutCombo{Order::row_major, Op::transpose, Order::row_major, Op::none, Order::col_major}})
-    for (Dims d : {Dims{1, 200, 256}, Dims{3, 1028, 516}, Dims{300, 12, 132}})
+    for (Dims d : {Dims{1, 200, 256}, Dims{3, 1028, 516}, Dims{300, 12, 132}, Dims{12, 200, 300}})
       EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
   GemmCase c = sized(base(), {5, 260, 520});
   c.batch = 2, c.gap = 3, c.beta = 0.5, c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh;

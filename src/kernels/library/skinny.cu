@@ -28,8 +28,6 @@ Kernel kernel_tf32(int mt, bool w_kmajor);
 }  // namespace skinny
 namespace skinny_simt {
 Kernel kernel_f32(int s, bool w_kmajor);
-// Rows of W per CTA and the k of a warp's step.
-constexpr std::int64_t tile_big(bool w_kmajor) { return w_kmajor ? kTileBig<true> : kTileBig<false>; }
 }  // namespace skinny_simt
 
 namespace {
@@ -223,7 +221,7 @@ void prepare_skinny(DeviceState& state) {
           count(is_wide ? skinny::kernel_tf32(mt, false) : skinny::kernel_bf16(true, mt, false), skinny::kWarps);
   for (bool w_kmajor : {false, true})
     for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
-          count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(s));
+          count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -303,8 +301,9 @@ std::size_t skinny_simt_workspace_bytes(const Problem& p) {
 std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                               std::size_t workspace_bytes) {
   if (p.ab != DataType::f32 || p.cd != DataType::f32) return std::string("takes f32 operands and writes f32");
-  const bool w_kmajor = skinny_simt_shape(p) && sides_of(p).w->k_major;
-  return shared_reject(p, c, state, workspace_bytes, kMaxSmallSimt, skinny_simt::tile_big(w_kmajor), 4);
+  const bool shape = skinny_simt_shape(p), w_kmajor = shape && sides_of(p).w->k_major;
+  return shared_reject(p, c, state, workspace_bytes, kMaxSmallSimt,
+                       skinny_simt::tile_big(w_kmajor, shape ? s_for(sides_of(p).small) : 1), 4);
 }
 
 void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
@@ -312,9 +311,9 @@ void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv
     throw Error(fmt::format("skinny CUDA-core kernel: {}", *why));
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
-  const int n = s_for(s.small), warps = skinny_simt::warps(n);
+  const int n = s_for(s.small), warps = skinny_simt::warps(w_kmajor, n);
   launch_clustered(skinny_simt::kernel_f32(n, w_kmajor), make_args(p, c, env, skinny_simt::step_k(w_kmajor, n), warps),
-                   cdiv(s.big, skinny_simt::tile_big(w_kmajor)), warps, c, env.stream);
+                   cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)), warps, c, env.stream);
 }
 
 SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state) {
@@ -323,8 +322,8 @@ SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small);
-  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
-                        skinny_simt::warps(n), resident(state, simt_resident_index(n, w_kmajor)), state);
+  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
+                        skinny_simt::warps(w_kmajor, n), resident(state, simt_resident_index(n, w_kmajor)), state);
   return c;
 }
 
