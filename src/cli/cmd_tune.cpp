@@ -156,9 +156,116 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out.flush()) throw Error(fmt::format("--table: cannot write {}", path));
 }
 
+// Every candidate dispatch offers for one problem of class tc, each checked against float64, then
+// timed (the model's pick first; a candidate whose checked run takes over twice the best median,
+// the generic kernel on a large problem, is checked but not timed), and cuBLAS in the same run.
+struct CandidateTimes {
+  detail::Problem problem;
+  struct Timed {
+    Plan plan;
+    detail::Choice choice;
+    double ms = 0;  // 0: checked, not timed
+  };
+  std::vector<Timed> candidates;  // the model's pick first
+  int best = -1;
+  double model_ms = 0, cublas_ms = 0;
+  Plan chosen;  // what gemmlab::gemm runs (the table's choice where it has one)
+};
+
+CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& tc, std::int64_t m, std::int64_t n,
+                               std::int64_t k, const TimingPlan& plan) {
+  const cudaStream_t s = lab.stream();
+  Gemm g;
+  g.m = m, g.n = n, g.k = k;
+  g.a.type = g.b.type = tc.ab;
+  g.d.type = g.c.type = tc.cd;
+  g.compute = tc.compute;
+  g.op_a = tc.layout[0] == 'T' ? Op::transpose : Op::none;
+  g.op_b = tc.layout[1] == 'T' ? Op::transpose : Op::none;
+  using apiref::Layout;
+  const Layout la = apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k);
+  const Layout lb = apiref::operand_layout(g.b.type, g.b.order, g.op_b, g.k, g.n);
+  const Layout ld = apiref::operand_layout(g.d.type, g.d.order, Op::none, g.m, g.n);
+  apiref::TestMatrix a(la, s), b(lb, s), d(ld, s);
+  a.fill_uniform(21, 1, s);
+  b.fill_uniform(21, 2, s);
+  g.a = a.input(), g.b = b.input(), g.d = d.output();
+  const apiref::Reference ref = apiref::reference(g, 1.0, 0.0, s);
+  const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
+  CandidateTimes out;
+  out.problem = detail::normalize(g);
+  const detail::Problem& p = out.problem;
+  const detail::LaunchEnv env{s, ctx.impl().workspace.view(), &ctx.impl().device};
+  // The model's own pick (the table left out), for the record.
+  detail::ContextImpl model_only = ctx.impl();
+  model_only.table = {};
+  const Plan model_plan = detail::describe(detail::choose(model_only, p, env.scratch.bytes), p);
+  out.chosen = gemmlab::plan(ctx, g);
+  bool model_first = false;
+  for (const detail::Choice& c : detail::candidates(ctx.impl(), p, env.scratch.bytes)) {
+    CandidateTimes::Timed t{detail::describe(c, p), c, 0};
+    if (!model_first && t.plan.kernel == model_plan.kernel && t.plan.config == model_plan.config) {
+      out.candidates.insert(out.candidates.begin(), t);
+      model_first = true;
+    } else {
+      out.candidates.push_back(t);
+    }
+  }
+  for (std::size_t i = 0; i < out.candidates.size(); ++i) {
+    CandidateTimes::Timed& t = out.candidates[i];
+    auto run = [&] { detail::execute(t.choice, p, env); };
+    d.poison(s);
+    const double once_ms = time_once(lab, run);
+    const apiref::OutputCheck check = apiref::check_output(d, ref, tol, s);
+    if (!check.passed())
+      throw Error(fmt::format("{} {} {}x{}x{}: {} [{}] failed its check: {}", detail::types_key(p), tc.layout, g.m,
+                              g.n, g.k, t.plan.kernel, t.plan.config, check.summary()));
+    if (out.best >= 0 && once_ms > 2 * out.candidates[std::size_t(out.best)].ms) continue;
+    t.ms = time_runs(lab, plan, run).ms.median;
+    if (i == 0 && model_first) out.model_ms = t.ms;
+    if (out.best < 0 || t.ms < out.candidates[std::size_t(out.best)].ms) out.best = int(i);
+  }
+  const anchor::Anchor anc = anchor::cublas_for(lab, g);
+  out.cublas_ms = time_runs(lab, plan, anc.run).ms.median;
+  return out;
+}
+
+// gemmlab tune --kernel auto.<precision>: every candidate of the library's dispatch on one
+// problem (D in the operands' type, NN), fastest first, next to the model's pick and cuBLAS.
+void tune_library(const TuneOptions& o) {
+  (void)Registry::instance().get(o.kernel);  // an unknown id is refused with the registry's message
+  const std::string precision = o.kernel.substr(5);
+  std::vector<TableClass> classes = table_classes(precision);
+  TableClass tc = classes.front();
+  tc.cd = tc.ab, tc.layout = "NN";
+  const Shape shape = o.shape.resolve();
+  Lab lab;
+  const Context& ctx = lab.library();
+  const TimingPlan plan = o.timing.resolve();
+  CandidateTimes r = time_candidates(lab, ctx, tc, shape.m, shape.n, shape.k, plan);
+  std::vector<const CandidateTimes::Timed*> timed;
+  for (const auto& t : r.candidates)
+    if (t.ms > 0) timed.push_back(&t);
+  std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
+  const Plan& chosen = r.chosen;
+  std::cout << fmt::format("{} on {} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
+                           to_string(shape), lab.device().name, r.candidates.size(), timed.size(), chosen.kernel,
+                           chosen.config);
+  Table t({"rank", "kernel", "configuration", "median ms", "vs cuBLAS", ""});
+  int rank = 0;
+  for (const auto* c : timed) {
+    if (o.top > 0 && rank >= o.top) break;
+    const bool is_chosen = c->plan.kernel == chosen.kernel && c->plan.config == chosen.config;
+    t.add({std::to_string(++rank), c->plan.kernel, c->plan.config, fmt_ms(c->ms), fmt_percent(r.cublas_ms / c->ms),
+           is_chosen ? "<- gemm()" : ""});
+  }
+  t.add_separator();
+  t.add({"", "cuBLAS", "", fmt_ms(r.cublas_ms), "100.0%", ""});
+  t.print(std::cout);
+}
+
 void tune_table(const TuneOptions& o) {
   Lab lab;
-  const cudaStream_t s = lab.stream();
   const Context& ctx = lab.library();
   detail::Table table;
   table.device = lab.device().name;
@@ -168,75 +275,21 @@ void tune_table(const TuneOptions& o) {
   Table shown({"types", "layout", "shape", "candidates", "fastest", "ms", "model's pick ms", "cuBLAS ms", "vs cuBLAS"});
   for (const TableClass& tc : table_classes(o.precisions)) {
     for (const GridShape& sh : kTableGrid) {
-      Gemm g;
-      g.m = sh.m, g.n = sh.n, g.k = sh.k;
-      g.a.type = g.b.type = tc.ab;
-      g.d.type = g.c.type = tc.cd;
-      g.compute = tc.compute;
-      g.op_a = tc.layout[0] == 'T' ? Op::transpose : Op::none;
-      g.op_b = tc.layout[1] == 'T' ? Op::transpose : Op::none;
-      using apiref::Layout;
-      const Layout la = apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k);
-      const Layout lb = apiref::operand_layout(g.b.type, g.b.order, g.op_b, g.k, g.n);
-      const Layout ld = apiref::operand_layout(g.d.type, g.d.order, Op::none, g.m, g.n);
-      apiref::TestMatrix a(la, s), b(lb, s), d(ld, s);
-      a.fill_uniform(21, 1, s);
-      b.fill_uniform(21, 2, s);
-      g.a = a.input(), g.b = b.input(), g.d = d.output();
-      const apiref::Reference ref = apiref::reference(g, 1.0, 0.0, s);
-      const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
-      const detail::Problem p = detail::normalize(g);
-      const detail::LaunchEnv env{s, ctx.impl().workspace.view(), &ctx.impl().device};
-      const std::vector<detail::Choice> choices = detail::candidates(ctx.impl(), p, env.scratch.bytes);
-      // The model's own pick (the table left out), for the record.
-      detail::ContextImpl model_only = ctx.impl();
-      model_only.table = {};
-      const detail::Choice model = detail::choose(model_only, p, env.scratch.bytes);
-      const Plan model_plan = detail::describe(model, p);
-      double best_ms = 0, model_ms = 0;
-      const detail::Choice* best = nullptr;
-      // The model's pick first, so that a candidate whose checked run alone takes over twice the
-      // best median (the generic kernel on a large problem) is checked but not timed.
-      std::vector<const detail::Choice*> order;
-      const detail::Choice* model_candidate = nullptr;
-      for (const detail::Choice& c : choices) {
-        const Plan cp = detail::describe(c, p);
-        if (!model_candidate && cp.kernel == model_plan.kernel && cp.config == model_plan.config) {
-          model_candidate = &c;
-          order.insert(order.begin(), &c);
-        } else {
-          order.push_back(&c);
-        }
-      }
-      for (const detail::Choice* cptr : order) {
-        const detail::Choice& c = *cptr;
-        auto run = [&] { detail::execute(c, p, env); };
-        d.poison(s);
-        const double once_ms = time_once(lab, run);
-        const apiref::OutputCheck check = apiref::check_output(d, ref, tol, s);
-        const Plan cp = detail::describe(c, p);
-        if (!check.passed())
-          throw Error(fmt::format("{} {} {}x{}x{}: {} [{}] failed its check: {}", detail::types_key(p), tc.layout, g.m,
-                                  g.n, g.k, cp.kernel, cp.config, check.summary()));
-        if (best && once_ms > 2 * best_ms) continue;
-        const double ms = time_runs(lab, plan, run).ms.median;
-        if (cptr == model_candidate) model_ms = ms;
-        if (!best || ms < best_ms) best = &c, best_ms = ms;
-      }
-      const anchor::Anchor anc = anchor::cublas_for(lab, g);
-      const double cublas_ms = time_runs(lab, plan, anc.run).ms.median;
+      const CandidateTimes r = time_candidates(lab, ctx, tc, sh.m, sh.n, sh.k, plan);
+      const detail::Problem& p = r.problem;
+      const CandidateTimes::Timed& best = r.candidates[std::size_t(r.best)];
       detail::TableEntry e;
       e.types = detail::types_key(p);
       e.layout = p.layout_name();
       e.m = p.m, e.n = p.n, e.k = p.k;
-      e.kernel = detail::family_name(best->family);
-      e.config = detail::config_fields(*best);
-      e.ms = best_ms, e.reference_ms = cublas_ms;
+      e.kernel = detail::family_name(best.choice.family);
+      e.config = detail::config_fields(best.choice);
+      e.ms = best.ms, e.reference_ms = r.cublas_ms;
       table.entries.push_back(e);
-      const Plan bp = detail::describe(*best, p);
-      shown.add({e.types, tc.layout, fmt::format("{}x{}x{}", g.m, g.n, g.k), std::to_string(choices.size()),
-                 fmt::format("{} [{}]", bp.kernel, bp.config.substr(0, bp.config.find(" layout="))), fmt_ms(best_ms),
-                 model_ms > 0 ? fmt_ms(model_ms) : "-", fmt_ms(cublas_ms), fmt_percent(cublas_ms / best_ms)});
+      shown.add({e.types, tc.layout, fmt::format("{}x{}x{}", sh.m, sh.n, sh.k), std::to_string(r.candidates.size()),
+                 fmt::format("{} [{}]", best.plan.kernel, best.plan.config.substr(0, best.plan.config.find(" layout="))),
+                 fmt_ms(best.ms), r.model_ms > 0 ? fmt_ms(r.model_ms) : "-", fmt_ms(r.cublas_ms),
+                 fmt_percent(r.cublas_ms / best.ms)});
       std::cerr << fmt::format("\r{} entries", table.entries.size()) << std::flush;
     }
     // After each class, so that a run cut short leaves a usable table of the classes done.
@@ -254,7 +307,9 @@ void tune_table(const TuneOptions& o) {
 void add_tune_command(CLI::App& app) {
   static TuneOptions o;
   auto* cmd = app.add_subcommand("tune", "autotune: time every parameter combination of a kernel on one shape");
-  cmd->add_option("--kernel", o.kernel, "kernel id (without --table)");
+  cmd->add_option("--kernel", o.kernel,
+                  "kernel id (without --table); auto.<precision> times every kernel and configuration the library's "
+                  "dispatch offers for the problem");
   cmd->add_option("--table", o.table,
                   "measure the library's dispatch table for this GPU over its shape grid and write it (JSON) to this "
                   "file: data/dispatch/<gpu>.json is built into the library, any other file is read through "
@@ -271,7 +326,10 @@ void add_tune_command(CLI::App& app) {
       tune_table(o);
     } else {
       if (o.kernel.empty()) throw Error("--kernel: a kernel id is required (or --table FILE)");
-      tune(o);
+      if (o.kernel.rfind("auto.", 0) == 0)
+        tune_library(o);
+      else
+        tune(o);
     }
   });
 }

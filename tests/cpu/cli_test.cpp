@@ -107,6 +107,7 @@ TEST(Cli, LabRejectsBadShapesAndOutputs) {
 TEST(Cli, TuneNeedsAKernelWithParameters) {
   expect_clean_failure("tune --kernel cublas.fp32 --size 64", "no parameters to tune");
   expect_clean_failure("tune --kernel nope --size 64", "unknown kernel 'nope'");
+  expect_clean_failure("tune --kernel auto.fp64 --size 64", "unknown kernel 'auto.fp64'");
 }
 
 TEST(Cli, UnreadableNpy) {

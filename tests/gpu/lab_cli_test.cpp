@@ -54,3 +54,20 @@ TEST_F(LabCli, InterleavedLabPairsEveryKernelWithItsOwnCublasRuns) {
 }
 
 }  // namespace
+
+namespace {
+
+// gemmlab tune --kernel auto.<precision>: every candidate of the library's dispatch, each checked
+// against float64 (a failed check ends the command with an error), ranked, with the call's own
+// choice marked and cuBLAS below.
+TEST_F(LabCli, TuneOfTheLibraryRanksEveryDispatchCandidate) {
+  const CliOutcome o = run_cli("tune --kernel auto.fp32 -m 8 -n 520 -k 1024 --iters 3 --warmup 1");
+  SCOPED_TRACE(o.output);
+  ASSERT_EQ(o.status, 0);
+  EXPECT_NE(o.output.find("sm90.skinny_simt.f32.f32"), std::string::npos);
+  EXPECT_NE(o.output.find("sm80.simt_pipelined.f32.f32"), std::string::npos);
+  EXPECT_NE(o.output.find("<- gemm()"), std::string::npos);
+  EXPECT_NE(o.output.find("cuBLAS"), std::string::npos);
+}
+
+}  // namespace
