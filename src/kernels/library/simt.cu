@@ -352,15 +352,35 @@ SimtConfig config_of(const ModelTile& t, int splits) {
 // over the SMs, the busiest SM sets the time; split-K adds its reduction pass (memory-bound: about
 // 115 units per 4 MB moved on an H100). With a stream-K tail, the last partial wave costs each
 // block its range of the tail's k-tiles plus the tail's overhead instead of a whole tile.
-double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms) {
+// The warps an SM needs resident to run at its full rate: with fewer, each one's latencies are
+// exposed. A 64 x 64 tile has 2 warps; one such block an SM (8192 x 64 x 8192 without split-K,
+// 128 blocks for 132 SMs) took 0.50 ms on an H100, four of a quarter of k each 0.25 ms
+// (`gemmlab tune --kernel auto.fp32`). One 64 x 128 block of 4 warps an SM is what the ladder
+// measured fastest at 1024^3 (docs/kernels/fp32-ladder.md), so 4 count as enough.
+constexpr double kSaturatingWarps = 4.0;
+// A launch that is all tail (fewer tiles than resident blocks) with a few k-tiles a block measured
+// far slower than the tail's model, whose overhead (fp32::kTailOverhead) was fitted where blocks
+// take hundreds: 128^3 as one 128 x 256 tile over 8 blocks of 1 k-tile 0.0215 ms, in 64 x 128
+// tiles with 8 slices of k 0.0093; 333 x 777 x 555 (blocks of 4 k-tiles) 0.0407 against 0.0269;
+// 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate (H100, `gemmlab tune --kernel
+// auto.fp32`). Below this many k-tiles a block the model weighs such a launch without its tail.
+constexpr std::int64_t kMinAllTailRange = 16;
+
+double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms,
+                int resident_per_sm) {
   const double tiles = double(cdiv(p.m, t.tile_m)) * double(cdiv(p.n, t.tile_n)) * double(p.batch);
   double per_sm = std::ceil(tiles * c.splits / sms);
+  // Of the SM's rate, the share its concurrent blocks' warps draw (tails are not scaled).
+  double rate = 1.0;
   if (tail.tiles > 0) {
     const double range = std::ceil(double(tail.iters()) / tail.blocks);
     per_sm = double(tail.whole) / sms + double(tail.blocks) / sms * (range + fp32::kTailOverhead) / tail.k_tiles;
+  } else {
+    const double warps = double(t.tile_m) * t.tile_n / (double(t.thread_m) * 8.0) / 32.0;
+    rate = std::min(1.0, std::min(per_sm, double(std::max(1, resident_per_sm))) * warps / kSaturatingWarps);
   }
   const double k_slice = std::ceil(double(p.k) / c.splits);
-  double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency;
+  double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency / rate;
   if (c.splits > 1) time += double(c.splits + 1) * double(p.batch) * double(p.m) * p.n * 4.0 / (4.0 * 1024 * 1024) * 115.0;
   return time;
 }
@@ -398,7 +418,8 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
       const SimtEntry* e = find_entry(p, c);
       fp32::StreamKTail tail = plan_tail(p, c, state, *e);
       if (tail_bytes(tail, c) > workspace_bytes) tail = {}, c.stream_k = 0;
-      const double time = estimate(p, t, c, tail, sms);
+      if (tail.tiles > 0 && tail.whole == 0 && cdiv(tail.iters(), tail.blocks) < kMinAllTailRange) tail = {}, c.stream_k = 0;
+      const double time = estimate(p, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms));
       if (!found || time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
         best = time;
         pick = c;
