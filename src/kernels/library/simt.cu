@@ -360,10 +360,10 @@ SimtConfig config_of(const ModelTile& t, int splits) {
 constexpr double kSaturatingWarps = 4.0;
 // A launch that is all tail (fewer tiles than resident blocks) with a few k-tiles a block measured
 // far slower than the tail's model, whose overhead (fp32::kTailOverhead) was fitted where blocks
-// take hundreds: 128^3 as one 128 x 256 tile over 8 blocks of 1 k-tile 0.0215 ms, in 64 x 128
-// tiles with 8 slices of k 0.0093; 333 x 777 x 555 (blocks of 4 k-tiles) 0.0407 against 0.0269;
-// 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate (H100, `gemmlab tune --kernel
-// auto.fp32`). Below this many k-tiles a block the model weighs such a launch without its tail.
+// take hundreds: 128^3 as one 128 x 256 tile over 8 blocks of 1 k-tile 0.021 to 0.023 ms (the
+// shape suite's runs), in 64 x 128 tiles with 8 slices of k 0.0093; 333 x 777 x 555 (blocks of
+// 4 k-tiles) 0.0407 against 0.0269; 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate
+// (H100, `gemmlab tune --kernel auto.fp32`, docs/results/h100/shapes/tune-fp32.txt). Below this many k-tiles a block the model weighs such a launch without its tail.
 constexpr std::int64_t kMinAllTailRange = 16;
 
 double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms,
