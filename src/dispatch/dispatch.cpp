@@ -41,6 +41,7 @@ SimtConfig simt_from(const TableEntry& e) {
   c.group_m = param(e, "group_m", c.group_m);
   c.splits = param(e, "splits", c.splits);
   c.stream_k = param(e, "stream_k", c.stream_k);
+  c.copy_b = param(e, "copy_b", 0) != 0;
   return c;
 }
 
@@ -145,10 +146,9 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
       [&](const SimtConfig& c) -> std::optional<std::string> {
         if (auto why = simt_reject(p, c, dev)) return why;
-        // Split-K must fit the workspace (a stream-K tail that does not is dropped at launch).
-        if (c.splits > 1 && simt_workspace_bytes(p, c, dev) > ws)
-          return fmt::format("split-K needs {} bytes of workspace, the call has {}", simt_workspace_bytes(p, c, dev), ws);
-        return std::nullopt;
+        // Split-K and a slice of B's copy must fit the workspace (a stream-K tail that does not is
+        // dropped at launch).
+        return simt_workspace_reject(p, c, dev, ws);
       },
       [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not);
 }
@@ -167,6 +167,10 @@ std::string model_words(const Choice& c, const Problem& p) {
       if (c.tf32.splits > 1)
         return fmt::format("256x128 tiles, split-K in {} slices: few tiles and a long K (partial sums added in a second pass){}",
                            c.tf32.splits, p.a.k_major ? "" : "; A is M-major and is first copied K-major");
+      if (tf32_swaps(p, c.tf32))
+        return fmt::format("256x128 tiles in clusters of {}; A is M-major and B K-major: the kernel computes D^T = "
+                           "op(B)^T op(A)^T and writes it column-major (no copy)",
+                           c.tf32.cluster);
       return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
@@ -177,9 +181,12 @@ std::string model_words(const Choice& c, const Problem& p) {
                          "clusters of {}",
                          c.skinny.splits);
     case Family::simt:
-      return c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
-             : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
-                                    : "the tile with the fewest waves for its efficiency";
+      return fmt::format("{}{}",
+                         c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
+                         : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
+                                                : "the tile with the fewest waves for its efficiency",
+                         c.simt.copy_b && p.b.k_major ? "; B is K-major and is first copied N-major (16-byte copies in the main loop)"
+                                                       : "");
     default: return "the only kernel for this problem";
   }
 }
@@ -211,7 +218,7 @@ std::map<std::string, int> config_fields(const Choice& c) {
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
               {"stages", c.simt.stages}, {"group_m", c.simt.group_m}, {"splits", c.simt.splits},
-              {"stream_k", c.simt.stream_k}};
+              {"stream_k", c.simt.stream_k}, {"copy_b", c.simt.copy_b ? 1 : 0}};
     default: return {};
   }
 }
@@ -279,11 +286,11 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     out.push_back(c);
   }
   for (const SimtConfig& cfg : simt_configs()) {
-    if (simt_reject(p, cfg, ctx.device) || simt_workspace_bytes(p, cfg, ctx.device) > workspace_bytes) continue;
+    if (simt_reject(p, cfg, ctx.device) || simt_workspace_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
     c.family = Family::simt;
     c.simt = cfg;
-    c.workspace_bytes = simt_workspace_bytes(p, cfg, ctx.device);
+    c.workspace_bytes = std::min(simt_workspace_bytes(p, cfg, ctx.device), workspace_bytes);
     out.push_back(c);
   }
   if (skinny_shape(p))
@@ -338,16 +345,16 @@ Plan describe(const Choice& c, const Problem& p) {
     case Family::sm90_tf32:
       plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}{}", c.tf32.cluster, c.tf32.group_m,
                                 c.tf32.stream_k, c.tf32.splits > 1 ? fmt::format(" splits={}", c.tf32.splits) : std::string(),
-                                p.a.k_major ? "" : " copy_a=k_major");
+                                p.a.k_major ? "" : tf32_swaps(p, c.tf32) ? " swap_ab=d_col_major" : " copy_a=k_major");
       break;
     case Family::skinny:
     case Family::skinny_simt:
       plan.config = fmt::format("splits={}", c.skinny.splits);
       break;
     case Family::simt:
-      plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}", c.simt.tile_m,
+      plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}{}", c.simt.tile_m,
                                 c.simt.tile_n, c.simt.thread_m, c.simt.stages, c.simt.group_m, c.simt.splits,
-                                c.simt.stream_k);
+                                c.simt.stream_k, c.simt.copy_b && p.b.k_major ? " copy_b=n_major" : "");
       break;
     default: break;
   }

@@ -257,6 +257,36 @@ TEST(DispatchTf32, AsksWorkspaceForAnMMajorA) {
   EXPECT_TRUE(tf32_reject(strict, c, dev, 1 << 30));
 }
 
+// An M-major A with a K-major B (TT, or NN with a column-major D): the transposed problem, written
+// column-major, needs no copy of A and no workspace; with split-K (whose second pass writes
+// row-major) or an N-major B, A is copied.
+TEST(DispatchTf32, ServesAnMMajorAWithAKMajorBByTheTransposedProblem) {
+  const DeviceState dev = h100();
+  Problem p = problem(DataType::f32, DataType::f32, 4096, 2048, 768);  // 256 tiles of D^T
+  p.tf32 = true;
+  p.a.k_major = false, p.a.ld = 4096;
+  p.b.k_major = true, p.b.ld = 768;
+  Tf32Config c;
+  EXPECT_TRUE(tf32_swaps(p, c));
+  Problem few = p;  // 128 tiles: the copy of A is faster than the transposed result's stores
+  few.m = 2048, few.a.ld = 2048;
+  EXPECT_FALSE(tf32_swaps(few, c));
+  EXPECT_FALSE(tf32_reject(p, c, dev, 0));
+  EXPECT_EQ(tf32_workspace_bytes(p, c, dev, 0), 0u);
+  Tf32Config split = c;
+  split.splits = 4;
+  EXPECT_FALSE(tf32_swaps(p, split));
+  EXPECT_TRUE(tf32_reject(p, split, dev, 0));  // A's copy and the partial sums need workspace
+  Problem tn = p;
+  tn.b.k_major = false, tn.b.ld = 2048;
+  EXPECT_FALSE(tf32_swaps(tn, c));
+  EXPECT_TRUE(tf32_reject(tn, c, dev, 0));  // A's K-major copy needs workspace
+  // B^T would need a copy of its own (rows of 767 floats are not 16-byte multiples): A is copied.
+  Problem odd = p;
+  odd.k = 767, odd.b.ld = 767;
+  EXPECT_FALSE(tf32_swaps(odd, c));
+}
+
 // Operands the TMA cannot address (rows that are not 16-byte multiples) are copied into the
 // workspace with rows of 4-float multiples, as the 16-bit kernel's are; too little workspace names
 // both.

@@ -3,6 +3,7 @@
 // figures (132 SMs, the occupancy the launch bounds plan for).
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -105,6 +106,53 @@ TEST(SimtModel, SmallProblemsSplitKRatherThanRunOneBlockAnSmOrAShortTail) {
     EXPECT_EQ(simt_tail(p, simt_model_choice(p, s, kUnbounded, false), s).tiles, 0) << p.m;
   // 1536^3 keeps its tail: 72 tiles in 132 blocks of 53 k-tiles, the fastest candidate measured.
   EXPECT_GT(simt_tail(nn(1536, 1536, 1536), simt_model_choice(nn(1536, 1536, 1536), s, kUnbounded, false), s).tiles, 0);
+}
+
+// A K-major B (layouts NT and TT, and D column-major): its N-major copy (SimtConfig::copy_b) where a
+// pass over B costs less than the main loop's transposing copies, in slices of columns of D when
+// the workspace holds only part of it.
+Problem nt(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Problem p = nn(m, n, k);
+  p.b.k_major = true;
+  p.b.ld = k;
+  return p;
+}
+
+TEST(SimtModel, CopiesAKMajorBWhenMIsLarge) {
+  const DeviceState s = h100();
+  const Problem big = nt(4096, 4096, 4096);
+  const SimtConfig c = simt_model_choice(big, s, kUnbounded, false);
+  EXPECT_TRUE(c.copy_b);
+  EXPECT_EQ(c.tile_n, 256);
+  EXPECT_EQ(c.splits, 1);
+  // The copy (rows of 4096 floats) and, behind it, the stream-K tail's slots (116 tiles).
+  EXPECT_EQ(simt_tail(big, c, s).tiles, 116);
+  EXPECT_EQ(simt_workspace_bytes(big, c, s), std::size_t(4096) * 4096 * 4 + std::size_t(132 + 116) * 128 * 256 * 4);
+  // In 16 MiB, slices of 1024 columns: still copied.
+  EXPECT_TRUE(simt_model_choice(big, s, std::size_t(16) << 20, false).copy_b);
+  EXPECT_FALSE(simt_workspace_reject(big, c, s, std::size_t(16) << 20));
+  // Less than one tile's columns (256 x 4096 floats): refused, and the model does without.
+  const auto why = simt_workspace_reject(big, c, s, std::size_t(1) << 20);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("B's N-major copy"), std::string::npos) << *why;
+  EXPECT_FALSE(simt_model_choice(big, s, std::size_t(1) << 20, false).copy_b);
+  // A few rows of D: the pass over B costs more than it saves.
+  EXPECT_FALSE(simt_model_choice(nt(128, 4096, 4096), s, kUnbounded, false).copy_b);
+  // Never for an N-major B or with split-K.
+  SimtConfig copied = config(128, 256, 16, 3);
+  copied.copy_b = true;
+  EXPECT_FALSE(simt_reject(big, copied, s));
+  EXPECT_TRUE(simt_reject(nn(4096, 4096, 4096), copied, s));
+  copied.splits = 2;
+  EXPECT_TRUE(simt_reject(big, copied, s));
+  // A broadcast B is copied once for every batch item; a strided one item by item.
+  Problem batched = nt(512, 512, 512);
+  batched.batch = 4;
+  batched.a.stride = 512 * 512, batched.stride_d = 512 * 512;
+  copied.splits = 1, copied.stream_k = 0;
+  EXPECT_EQ(simt_workspace_bytes(batched, copied, s), std::size_t(512) * 512 * 4);
+  batched.b.stride = 512 * 512;
+  EXPECT_EQ(simt_workspace_bytes(batched, copied, s), std::size_t(4) * 512 * 512 * 4);
 }
 
 TEST(SimtModel, BatchInvariantChoiceIgnoresM) {

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api_support.hpp"
+#include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;
 using namespace gemmlab::apitest;
@@ -371,6 +372,77 @@ TEST_P(ApiTyped, ResultsAreCorrectWithAnyWorkspace) {
   EXPECT_CASE_OK(run_case(ctx(), c, stream(), &small));
   c.d_order = Order::col_major;  // D^T is computed: B^T's copy is sliced instead
   EXPECT_CASE_OK(run_case(ctx(), c, stream(), &small));
+  // B K-major with a workspace too small for its whole N-major copy (FP32 copies it): slices of
+  // columns, each with its own C, D and per-column bias.
+  GemmCase nt = sized(base(), Dims{300, 1000, 999});
+  nt.op_b = Op::transpose;
+  nt.alpha = 0.5, nt.beta = -1.25;
+  nt.bias = BiasKind::per_column, nt.act = Activation::silu;
+  EXPECT_CASE_OK(run_case(ctx(), nt, stream(), &small));
+}
+
+// The FP32 kernel's copy of a K-major B (SimtConfig::copy_b) changes how tiles reach shared
+// memory, not the sums: D is bitwise that of the transposing path of the same configuration,
+// whole or in slices of columns of D (1 MiB holds 256 of them here), epilogue and C = D included.
+TEST_P(ApiTyped, CopiedKMajorBGivesBitwiseTheSameD) {
+  if (base().ab != DataType::f32 || base().compute != Compute::f32) GTEST_SKIP() << "the FP32 CUDA-core kernel's copy";
+  Workspace small(ctx(), std::size_t(1) << 20);
+  for (Order d_order : {Order::row_major, Order::col_major}) {
+    GemmCase gc = sized(base(), {300, 1000, 999});
+    gc.d_order = d_order;
+    // B K-major in the row-major form of D: NT, or NN with D column-major (B's role is then A's).
+    gc.op_b = d_order == Order::row_major ? Op::transpose : Op::none;
+    gc.bias = BiasKind::per_column, gc.act = Activation::gelu_tanh;
+    gc.beta = 0.5, gc.c_is_d = true;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(fmt::format("{} (seed {})", gc.name(), seed));
+    const GemmSetup st = make_setup(gc, seed, stream());
+    st.prepare_d(stream());
+    const Reference ref = apiref::reference(st.g, gc.alpha, gc.beta, stream());
+    const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
+    const detail::Problem p = detail::normalize(st.g);
+    ASSERT_TRUE(p.b.k_major);
+    for (Workspace* ws : {static_cast<Workspace*>(nullptr), &small}) {
+      const detail::LaunchEnv env = launch_env(ctx(), stream(), ws);
+      int pairs = 0;
+      for (const detail::Choice& c : detail::candidates(ctx().impl(), p, env.scratch.bytes)) {
+        // Without a stream-K tail: the transposing path has none compiled, and a tail changes the sums.
+        if (c.family != detail::Family::simt || !c.simt.copy_b || c.simt.stream_k != 0) continue;
+        detail::Choice direct = c;
+        direct.simt.copy_b = false;
+        const std::string name = detail::describe(c, p).config + (ws ? " in 1 MiB" : "");
+        st.prepare_d(stream());
+        detail::execute(direct, p, env);
+        const std::vector<unsigned char> want = st.d.download(stream());
+        st.prepare_d(stream());
+        detail::execute(c, p, env);
+        const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
+        EXPECT_TRUE(chk.passed()) << name << ": " << chk.summary();
+        EXPECT_TRUE(want == st.d.download(stream())) << name << ": D differs from the transposing path's";
+        ++pairs;
+      }
+      EXPECT_EQ(pairs, 4) << "one copy_b candidate for each of the model's four tiles";
+    }
+  }
+}
+
+// TF32 with an M-major A and a K-major B (TT, NN with D column-major): enough tiles for the kernel
+// to run the transposed problem and write it column-major (tf32_swaps), with float2 stores, and with
+// single ones where an odd leading dimension of D leaves the pairs unaligned.
+TEST_P(ApiTyped, Tf32TransposedProblemMatchesTheReference) {
+  if (base().compute != Compute::tf32) GTEST_SKIP() << "the TF32 kernel's transposed problem";
+  for (Order d_order : {Order::row_major, Order::col_major})
+    for (std::int64_t d_pad : {0, 1}) {
+      GemmCase gc = sized(base(), {4000, 2100, 72});
+      gc.d_order = d_order, gc.d_pad = d_pad;
+      if (d_order == Order::row_major) gc.op_a = Op::transpose, gc.op_b = Op::transpose;  // TT
+      gc.bias = BiasKind::per_row, gc.act = Activation::relu;
+      gc.beta = 0.5, gc.c_is_d = true;
+      const GemmSetup st = make_setup(gc, fresh_seed(), stream());
+      const detail::Problem p = detail::normalize(st.g);
+      ASSERT_TRUE(detail::tf32_swaps(p, detail::Tf32Config{})) << gc.name();
+      EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, ApiTyped, ::testing::ValuesIn(type_combos()), type_name);

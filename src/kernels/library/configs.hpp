@@ -20,6 +20,10 @@ struct Sm90Config {
 struct SimtConfig {
   int tile_m = 128, tile_n = 128, thread_m = 8, stages = 3;
   int group_m = 8, splits = 1, stream_k = 0;
+  // A K-major B is first copied N-major into the workspace (in slices of columns of D when the
+  // whole copy does not fit), so that the main loop takes 16-byte copies instead of transposing
+  // 4-byte ones. Only for a K-major B and without split-K; the results are bitwise the same.
+  bool copy_b = false;
 };
 
 // The Hopper TF32 kernel (kernels/tensor/hopper_tf32.cuh).

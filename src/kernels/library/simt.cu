@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "kernels/library/epilogue.cuh"
 #include "kernels/library/simt_table.hpp"
+#include "kernels/library/transpose.hpp"
 
 namespace gemmlab::detail {
 
@@ -143,6 +144,53 @@ std::size_t split_bytes(const Problem& p, const SimtConfig& c) {
   return c.splits > 1 ? std::size_t(c.splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
+std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+
+// SimtConfig::copy_b: a K-major B copied N-major into the workspace before the main loop, whose
+// transposing 4-byte copies of it cost more than one pass over B when m is large
+// (docs/kernels/fp32-ladder.md, "The library's kernel", Layouts). The copy holds the batch items of
+// B (one when B is broadcast) for `cols` columns of D, in rows of a 16-byte multiple so that the
+// main loop takes 16-byte copies. The main loop then multiplies the same tiles in the same order:
+// bitwise the same D.
+bool copies_b(const Problem& p, const SimtConfig& c) { return c.copy_b && p.b.k_major; }
+std::int64_t copy_items(const Problem& p) { return p.batch > 1 && p.b.stride != 0 ? p.batch : 1; }
+std::int64_t copy_ld(std::int64_t cols) { return (cols + 3) / 4 * 4; }
+std::size_t copy_bytes(const Problem& p, std::int64_t cols) {
+  return align256(std::size_t(copy_items(p)) * std::size_t(p.k) * std::size_t(copy_ld(cols)) * sizeof(float));
+}
+
+// Columns [n0, n0 + cols) of D, with B read N-major from its copy at `b`.
+Problem column_slice(const Problem& p, std::int64_t n0, std::int64_t cols, const float* b) {
+  Problem q = p;
+  q.n = cols;
+  q.b.ptr = b;
+  q.b.k_major = false;
+  q.b.ld = copy_ld(cols);
+  q.b.stride = copy_items(p) > 1 ? p.k * q.b.ld : 0;
+  q.d = static_cast<float*>(p.d) + n0;
+  if (p.c) q.c = static_cast<const float*>(p.c) + n0;
+  if (p.bias_kind == BiasKind::per_column && p.bias)
+    q.bias = static_cast<const unsigned char*>(p.bias) + std::size_t(n0) * size_of(p.bias_type);
+  return q;
+}
+
+// The problem the main loop runs: p, or with copy_b its N-major form (the copy's address stands in
+// for one 256-byte aligned, as the workspace is: instantiations are looked up by alignment).
+Problem launched(const Problem& p, const SimtConfig& c) {
+  if (!copies_b(p, c)) return p;
+  return column_slice(p, 0, p.n, reinterpret_cast<const float*>(std::uintptr_t(256)));
+}
+
+// Columns of D per slice of B's copy when it has `bytes` of workspace: all of n when the whole copy
+// fits, else the most whole tiles' columns that do (0: not even one tile's).
+std::int64_t slice_cols(const Problem& p, const SimtConfig& c, std::size_t bytes) {
+  if (copy_bytes(p, p.n) <= bytes) return p.n;
+  const std::size_t per_col = std::size_t(copy_items(p)) * std::size_t(p.k) * sizeof(float);
+  std::int64_t cols = std::int64_t(bytes / per_col) / c.tile_n * c.tile_n;
+  while (cols > 0 && copy_bytes(p, cols) > bytes) cols -= c.tile_n;
+  return cols;
+}
+
 // The largest element offset a copy of this operand computes, discarded copies included: every
 // batch item, lines up to a tile (<= 256) past the matrix, elements up to a k-tile or a tile past.
 // `outer` is the extent of the strided index, `inner` of the contiguous one.
@@ -232,21 +280,41 @@ std::optional<std::string> reject_with(const Problem& p, const SimtConfig& c, co
 }  // namespace
 
 std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+  if (c.copy_b) {
+    if (!p.b.k_major) return std::string("copy_b: B is N-major already");
+    if (c.splits > 1) return std::string("copy_b is not offered with split-K");
+    const Problem q = launched(p, c);
+    return reject_with(q, c, state, find_entry(q, c));
+  }
   return reject_with(p, c, state, find_entry(p, c));
 }
 
 std::size_t simt_workspace_bytes(const Problem& p, const SimtConfig& c, const DeviceState& state) {
   if (c.splits > 1) return split_bytes(p, c);
-  const SimtEntry* e = find_entry(p, c);
-  return e ? tail_bytes(plan_tail(p, c, state, *e), c) : 0;
+  const Problem q = launched(p, c);
+  const SimtEntry* e = find_entry(q, c);
+  return (copies_b(p, c) ? copy_bytes(p, p.n) : 0) + (e ? tail_bytes(plan_tail(q, c, state, *e), c) : 0);
+}
+
+std::optional<std::string> simt_workspace_reject(const Problem& p, const SimtConfig& c, const DeviceState& state,
+                                                 std::size_t workspace_bytes) {
+  if (c.splits > 1 && split_bytes(p, c) > workspace_bytes)
+    return fmt::format("split-K needs {} bytes of workspace, the call has {}", simt_workspace_bytes(p, c, state),
+                       workspace_bytes);
+  if (copies_b(p, c) && slice_cols(p, c, workspace_bytes) == 0)
+    return fmt::format("B's N-major copy needs at least {} bytes of workspace (one tile's columns), the call has {}",
+                       copy_bytes(p, std::min<std::int64_t>(p.n, c.tile_n)), workspace_bytes);
+  return std::nullopt;
 }
 
 fp32::StreamKTail simt_tail(const Problem& p, const SimtConfig& c, const DeviceState& state) {
-  const SimtEntry* e = find_entry(p, c);
-  return e ? plan_tail(p, c, state, *e) : fp32::StreamKTail{};
+  const Problem q = launched(p, c);
+  const SimtEntry* e = find_entry(q, c);
+  return e ? plan_tail(q, c, state, *e) : fp32::StreamKTail{};
 }
 
-std::optional<SimtLaunchShape> simt_launch_shape(const Problem& p, const SimtConfig& c, const DeviceState& state) {
+std::optional<SimtLaunchShape> simt_launch_shape(const Problem& problem, const SimtConfig& c, const DeviceState& state) {
+  const Problem p = launched(problem, c);
   const SimtEntry* e = find_entry(p, c);
   if (!e) return std::nullopt;
   const fp32::StreamKTail tail = plan_tail(p, c, state, *e);
@@ -266,7 +334,10 @@ std::optional<SimtLaunchShape> simt_launch_shape(const Problem& p, const SimtCon
 
 void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env) { launch_simt(p, c, env, true); }
 
-void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail) {
+namespace {
+
+// The launches of a problem whose B the main loop reads as it is stored.
+void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail) {
   const DeviceState& state = *env.device;
   const SimtEntry* entry = find_entry(p, c);
   if (const std::optional<std::string> why = reject_with(p, c, state, entry))
@@ -333,6 +404,36 @@ void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bo
   }
 }
 
+}  // namespace
+
+void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail) {
+  if (!copies_b(p, c)) {
+    SimtConfig direct = c;
+    direct.copy_b = false;  // an N-major B is read as it is
+    launch_direct(p, direct, env, early_tail);
+    return;
+  }
+  if (const std::optional<std::string> why = simt_reject(p, c, *env.device)) throw Error(fmt::format("simt kernel: {}", *why));
+  if (const std::optional<std::string> why = simt_workspace_reject(p, c, *env.device, env.scratch.bytes))
+    throw Error(fmt::format("simt kernel: {}", *why));
+  // Slice by slice of columns of D: B's columns copied N-major to the front of the workspace, then
+  // the main loop over that slice of D (its stream-K tail, if any, in the rest of the workspace).
+  const std::int64_t width = slice_cols(p, c, env.scratch.bytes);
+  SimtConfig direct = c;
+  direct.copy_b = false;
+  float* const copy = reinterpret_cast<float*>(env.scratch.data);
+  for (std::int64_t n0 = 0; n0 < p.n; n0 += width) {
+    const std::int64_t cols = std::min(width, p.n - n0);
+    launch_transpose_f32(static_cast<const float*>(p.b.ptr) + n0 * p.b.ld, p.b.ld, p.b.stride, cols, p.k,
+                         copy_items(p), copy, copy_ld(cols), env.stream);
+    LaunchEnv rest = env;
+    const std::size_t used = copy_bytes(p, cols);
+    rest.scratch.data += used;
+    rest.scratch.bytes -= used;
+    launch_direct(column_slice(p, n0, cols, copy), direct, rest, early_tail);
+  }
+}
+
 // ---- the model ---------------------------------------------------------------------------------
 
 namespace {
@@ -365,6 +466,12 @@ constexpr double kSaturatingWarps = 4.0;
 // 4 k-tiles) 0.0407 against 0.0269; 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate
 // (H100, `gemmlab tune --kernel auto.fp32`, docs/results/h100/shapes/tune-fp32.txt). Below this many k-tiles a block the model weighs such a launch without its tail.
 constexpr std::int64_t kMinAllTailRange = 16;
+// A K-major B: the main loop's rate with its transposing 4-byte copies, relative to 16-byte copies
+// of an N-major B; and B's N-major copy (SimtConfig::copy_b), a memory-bound pass over B and the
+// launch of one copy kernel a slice, in the model's units (docs/kernels/fp32-ladder.md, "The
+// library's kernel", Layouts).
+constexpr double kTransposedBRate = 0.82;
+constexpr double kCopyUnitsPerMiB = 6.0, kCopyLaunchUnits = 50.0;
 
 double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms,
                 int resident_per_sm) {
@@ -406,25 +513,51 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
     return pick;
   }
   const int sms = std::max(1, state.props.sm_count);
+  // The estimate of configuration c (its stream-K tail dropped where the model would not keep it)
+  // for problem q with `bytes` of workspace; nothing when c cannot run q.
+  auto cost = [&](const Problem& q, const ModelTile& t, SimtConfig& c, std::size_t bytes) -> std::optional<double> {
+    if (simt_reject(q, c, state)) return std::nullopt;
+    if (split_bytes(q, c) > bytes) return std::nullopt;
+    const SimtEntry* e = find_entry(q, c);
+    fp32::StreamKTail tail = plan_tail(q, c, state, *e);
+    if (tail_bytes(tail, c) > bytes) tail = {}, c.stream_k = 0;
+    if (tail.tiles > 0 && tail.whole == 0 && cdiv(tail.iters(), tail.blocks) < kMinAllTailRange) tail = {}, c.stream_k = 0;
+    return estimate(q, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms)) / (q.b.k_major ? kTransposedBRate : 1.0);
+  };
   double best = std::numeric_limits<double>::infinity();
   SimtConfig pick = config_of(kModel[0], 1);
   bool found = false;
+  auto consider = [&](const SimtConfig& c, double time) {
+    if (!found || time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
+      best = time;
+      pick = c;
+      found = true;
+    }
+  };
   for (const ModelTile& t : kModel)
     for (int splits : kSplits) {
       if (splits > 1 && p.k < 256 * splits) continue;  // slices too thin to pay for the reduction
       SimtConfig c = config_of(t, splits);
-      if (simt_reject(p, c, state)) continue;
-      if (split_bytes(p, c) > workspace_bytes) continue;
-      const SimtEntry* e = find_entry(p, c);
-      fp32::StreamKTail tail = plan_tail(p, c, state, *e);
-      if (tail_bytes(tail, c) > workspace_bytes) tail = {}, c.stream_k = 0;
-      if (tail.tiles > 0 && tail.whole == 0 && cdiv(tail.iters(), tail.blocks) < kMinAllTailRange) tail = {}, c.stream_k = 0;
-      const double time = estimate(p, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms));
-      if (!found || time < best * 0.98) {  // prefer the earlier (simpler) choice on near-ties
-        best = time;
-        pick = c;
-        found = true;
-      }
+      if (const std::optional<double> time = cost(p, t, c, workspace_bytes)) consider(c, *time);
+      if (splits > 1 || !p.b.k_major) continue;
+      // The same with B's copy: slices of `width` columns of D, each with the rest of the workspace.
+      SimtConfig copied = config_of(t, 1);
+      copied.copy_b = true;
+      if (simt_reject(p, copied, state)) continue;
+      const std::int64_t width = slice_cols(p, copied, workspace_bytes);
+      if (width == 0) continue;
+      const std::int64_t slices = cdiv(p.n, width), last = p.n - (slices - 1) * width;
+      const float* at = reinterpret_cast<const float*>(std::uintptr_t(256));
+      SimtConfig direct = copied;
+      direct.copy_b = false;
+      const std::optional<double> whole = cost(column_slice(p, 0, width, at), t, direct, workspace_bytes - copy_bytes(p, width));
+      SimtConfig rest = copied;
+      rest.copy_b = false;
+      const std::optional<double> final = cost(column_slice(p, 0, last, at), t, rest, workspace_bytes - copy_bytes(p, last));
+      if (!whole || !final) continue;
+      const double mib = 2.0 * double(copy_items(p)) * double(p.k) * double(p.n) * sizeof(float) / (1024.0 * 1024.0);
+      copied.stream_k = direct.stream_k;
+      consider(copied, double(slices - 1) * *whole + *final + mib * kCopyUnitsPerMiB + double(slices) * kCopyLaunchUnits);
     }
   return pick;
 }
@@ -441,6 +574,17 @@ std::vector<SimtConfig> simt_configs() {
         out.push_back(c);
       }
     }
+  // With B's N-major copy (simt_reject refuses them for an N-major B).
+  for (const ModelTile& t : kModel) {
+    SimtConfig c = config_of(t, 1);
+    c.copy_b = true;
+    c.stream_k = 0;
+    out.push_back(c);
+    if (t.thread_m == 16 && t.tile_n == 256) {
+      c.stream_k = int(TailMode::when_faster);
+      out.push_back(c);
+    }
+  }
   return out;
 }
 

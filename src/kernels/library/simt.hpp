@@ -3,7 +3,8 @@
 //
 // What it computes: every f32 x f32 -> f32 problem that is not grouped (TF32-allowed problems too,
 // exactly in FP32): the four layouts (A K- or M-major, B K- or N-major), any leading dimensions and
-// alignments (16-byte copies where rows allow them, 4-byte ones otherwise), strided batches
+// alignments (16-byte copies where rows allow them, 4-byte ones otherwise; a K-major B, whose
+// copies transpose 4 bytes at a time, may first be copied N-major: SimtConfig::copy_b), strided batches
 // (broadcast operands included), C apart from D or D itself, alpha and beta as values or device
 // pointers, and the fused bias and activation (epilogue.cuh, as the other library kernels apply
 // them). Split-K and the stream-K tail apply the epilogue once, in the reduction or the piece that
@@ -48,10 +49,15 @@ void prepare_simt(DeviceState& state);
 // problem's layout and epilogue, 32-bit copy offsets (above), grid limits.
 std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, const DeviceState& state);
 
-// Scratch the launch uses: split-K's partial sums ([batch][splits][m][n]), or the stream-K tail's
-// (a slot of tile_m x tile_n per piece); 0 without either. launch_simt drops a tail whose slots do
-// not fit the workspace it is given (whole tiles only then); split-K must fit.
+// Scratch the launch uses: split-K's partial sums ([batch][splits][m][n]), or B's N-major copy
+// (copy_b) and the stream-K tail's partial sums (a slot of tile_m x tile_n per piece); 0 without
+// any. launch_simt drops a tail whose slots do not fit the workspace it is given (whole tiles only
+// then), and copies B in slices of columns of D when the whole copy does not fit; split-K must fit.
 std::size_t simt_workspace_bytes(const Problem& p, const SimtConfig& c, const DeviceState& state);
+// Why c cannot run p in `workspace_bytes` (split-K's sums, or not even one tile's columns of B's
+// copy, do not fit), or nothing when it can.
+std::optional<std::string> simt_workspace_reject(const Problem& p, const SimtConfig& c, const DeviceState& state,
+                                                 std::size_t workspace_bytes);
 
 // Enqueues the launch(es) on env.stream: the whole tiles (or split-K slices), the stream-K tail,
 // the split-K reduction. Allocates nothing, synchronises nothing; leaves env.scratch.flags zero.
@@ -70,7 +76,7 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
                              bool batch_invariant);
 
 // The configurations a tuner tries: the four x split-K 1, 2, 4, 8, with and without the tail
-// where one is compiled.
+// where one is compiled; then the four with B's N-major copy (copy_b), the tail likewise.
 std::vector<SimtConfig> simt_configs();
 
 // ---- for the lab and the analyses --------------------------------------------------------------

@@ -79,6 +79,27 @@ void copy_a(const Problem& p, std::int64_t r0, std::int64_t rows, std::int64_t i
 // B's copy at `at` (when it needs one) and the operand the kernel reads instead.
 Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) { return launch_operand_copy(p.b, b_copy(p), at, 4, s); }
 
+// An M-major A with a K-major B (layout TT, and NN or NT with a column-major D): the kernel runs the
+// transposed problem D^T = op(B)^T op(A)^T instead, whose A (B^T) is K-major and whose B (A^T) is
+// N-major, and writes its result column-major, that is D row-major: no copy of A. Its epilogue
+// stores from registers (no TMA store for the transposed result), which a few waves of tiles do
+// not hide: with fewer than kMinSwapTiles tiles the copy is faster (docs/api.md, "Performance").
+// Not with split-K (its second pass writes row-major), nor where B^T would need a copy of its own.
+constexpr std::int64_t kMinSwapTiles = 256;
+Problem swapped(const Problem& p) {
+  Problem q = p;
+  q.m = p.n, q.n = p.m;
+  q.a = {p.b.ptr, p.b.ld, p.b.stride, true};
+  q.b = {p.a.ptr, p.a.ld, p.a.stride, false};
+  if (p.bias_kind == BiasKind::per_row) q.bias_kind = BiasKind::per_column;
+  else if (p.bias_kind == BiasKind::per_column) q.bias_kind = BiasKind::per_row;
+  return q;
+}
+bool swaps(const Problem& p, const Tf32Config& c) {
+  return !p.a.k_major && p.b.k_major && c.splits <= 1 && !p.grouped() &&
+         cdiv(p.n, kBM) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles && !a_needs_copy(swapped(p));
+}
+
 // Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
 SplitK split_of(const Problem& p, const Tf32Config& c) { return split_k_slices(p.k, c.splits, kBK); }
 std::size_t split_bytes(const Problem& p, const Tf32Config& c) {
@@ -121,6 +142,7 @@ void prepare_tf32(DeviceState& state) {
 std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                        std::size_t workspace_bytes) {
   if (p.ab != DataType::f32 || !p.tf32) return std::string("takes f32 operands when TF32 is allowed (Compute::tf32)");
+  if (swaps(p, c)) return tf32_reject(swapped(p), c, state, workspace_bytes);
   if (entries().empty()) return std::string("gemmlab was built without sm_90a kernels");
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
@@ -153,6 +175,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
 
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
+  if (swaps(p, c)) return tf32_workspace_bytes(swapped(p), c, state, workspace_bytes);
   if (c.splits > 1) return copies_bytes(p) + split_bytes(p, c);
   if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)  // slices run without a stream-K tail
     return b_copy_bytes(p) + align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);
@@ -187,9 +210,32 @@ void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   launch_split_k_reduce(q, parts, s.splits, env.device->props.sm_count, env.stream);
 }
 
+// The copies of A and B the problem needs, then one launch (with its stream-K tail) over them.
+void launch_whole(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const Tf32Entry& e, bool d_col_major) {
+  Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
+  plan.d_col_major = d_col_major;
+  // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
+  Problem q = p;
+  q.b = copy_b(p, env.scratch.data, env.stream);
+  unsigned char* after_b = env.scratch.data + b_copy_bytes(p);
+  if (a_needs_copy(p)) {
+    const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
+    copy_a(p, 0, p.m, items, reinterpret_cast<float*>(after_b), env.stream);
+    q.a = {after_b, copy_ld(p), p.a.stride == 0 ? 0 : p.m * copy_ld(p), true};
+  }
+  plan.stream_k = reinterpret_cast<float*>(after_b + copy_bytes(p));
+  e.launch(q, c, env, plan);
+}
+
 }  // namespace
 
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
+  if (swaps(p, c)) {
+    const Problem q = swapped(p);
+    const Tf32Entry* e = find_entry(q, c);
+    if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+    return launch_whole(q, c, env, *e, true);
+  }
   const Tf32Entry* e = find_entry(p, c);
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
   if (c.splits > 1) return launch_split(p, c, env);
@@ -213,21 +259,11 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
     }
     return;
   }
-  Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
-  // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
-  Problem q = p;
-  q.b = copy_b(p, env.scratch.data, env.stream);
-  unsigned char* after_b = env.scratch.data + b_copy_bytes(p);
-  if (a_needs_copy(p)) {
-    const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
-    copy_a(p, 0, p.m, items, reinterpret_cast<float*>(after_b), env.stream);
-    q.a = {after_b, copy_ld(p), p.a.stride == 0 ? 0 : p.m * copy_ld(p), true};
-  }
-  plan.stream_k = reinterpret_cast<float*>(after_b + copy_bytes(p));
-  e->launch(q, c, env, plan);
+  launch_whole(p, c, env, *e, false);
 }
 
-std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& p, const Tf32Config& c, const DeviceState& state) {
+std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& problem, const Tf32Config& c, const DeviceState& state) {
+  const Problem p = swaps(problem, c) ? swapped(problem) : problem;
   const Tf32Entry* e = find_entry(p, c);
   if (!e) return std::nullopt;
   return Tf32LaunchShape{e->kernel, e->threads, e->smem_bytes, make_plan(p, c, state, 0).grid_ctas};
@@ -255,6 +291,8 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   }
   return c;
 }
+
+bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 
 std::vector<Tf32Config> tf32_configs() {
   std::vector<Tf32Config> out;

@@ -1,7 +1,9 @@
 // The library's Hopper TF32 kernel (kernels/tensor/hopper_tf32.cuh) as dispatch sees it. wgmma
 // takes TF32 tiles K-major only: the kernel reads a K-major A from shared memory and B, either
-// layout, through registers; an M-major A is first copied K-major into the workspace (that copy is
-// the layout's measured cost, docs/api.md).
+// layout, through registers. An M-major A with a K-major B is served by the transposed problem
+// (D^T = op(B)^T op(A)^T, its result written column-major: tf32_swaps); an M-major A with an
+// N-major B is first copied K-major into the workspace (that copy is the layout's measured cost,
+// docs/api.md).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +31,10 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env);
 Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
 std::vector<Tf32Config> tf32_configs();
+
+// Whether c runs p as its transposed problem (an M-major A with a K-major B, no split-K): no copy
+// of A then.
+bool tf32_swaps(const Problem& p, const Tf32Config& c);
 
 // The kernel function and grid of a launch (for the lab's analyses).
 struct Tf32LaunchShape {

@@ -1,5 +1,7 @@
 // The library's TF32 kernel instantiations (clusters of 1 and 2, B N- or K-major, plain or fused
 // epilogue) and the host side of one launch.
+#include <cstdint>
+
 #include <cuda_runtime.h>
 
 #include "core/error.hpp"
@@ -26,7 +28,7 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
                                                            K::B_BOX_COLS, K::BK, tc::Swizzle::b128)
                                   : tc::make_tensor_map_3d(p.b.ptr, DType::f32, p.k, p.n, p.b.ld, b_depth, p.b.stride,
                                                            K::BK, K::B_BOX_COLS, tc::Swizzle::b128);
-  const CUtensorMap md = plan.tma_store ? tc::make_tensor_map_3d(p.d, DType::f32, p.m, p.n, p.ldd, p.batch, p.stride_d,
+  const CUtensorMap md = plan.tma_store && !plan.d_col_major ? tc::make_tensor_map_3d(p.d, DType::f32, p.m, p.n, p.ldd, p.batch, p.stride_d,
                                                                  64, 32, tc::Swizzle::b128)
                                         : ma;  // not used by the kernel
   tc::sm90::Tf32Args args{};
@@ -37,9 +39,15 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
   args.D = static_cast<float*>(p.d);
   args.C = static_cast<const float*>(p.c);
   args.ldd = p.ldd, args.ldc = p.ldc, args.stride_d = p.stride_d, args.stride_c = p.stride_c;
+  // Column-major D in pairs of rows where every column of D and C starts 8-byte aligned.
+  const auto pairs_ok = [&](const void* ptr, std::int64_t ld, std::int64_t stride) {
+    return reinterpret_cast<std::uintptr_t>(ptr) % 8 == 0 && ld % 2 == 0 && (p.batch == 1 || stride % 2 == 0);
+  };
+  const bool pairs = pairs_ok(p.d, p.ldd, p.stride_d) && (!p.c || pairs_ok(p.c, p.ldc, p.stride_c));
+  args.d_col_major = plan.d_col_major ? (pairs ? 2 : 1) : 0;
   args.epi = epilogue_params(p);
   args.group_m = c.group_m;
-  args.tma_store = plan.tma_store ? 1 : 0;
+  args.tma_store = plan.tma_store && !plan.d_col_major ? 1 : 0;
   args.k_split = plan.k_split;
   if (plan.tail.units > 0) {
     args.sk.partials = plan.stream_k;

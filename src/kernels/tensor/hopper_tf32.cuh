@@ -9,8 +9,10 @@
 // where wgmma's first operand B^T comes from *registers* (any layout can be loaded there) and its
 // second operand A^T is A's tile in shared memory, K-major as TF32 requires. Each accumulator row is
 // a column n of D; the epilogue writes the transpose back. A must therefore be K-major (the library
-// copies an M-major A into a K-major one first); B may be either: N-major (B row-major, the
-// ladder's case) or K-major (B_KMAJOR), which only changes where the fragments are read from.
+// copies an M-major A into a K-major one first, or, when B is K-major, runs the transposed problem
+// and has the direct epilogue write it column-major: Tf32Args::d_col_major); B may be either:
+// N-major (B row-major, the ladder's case) or K-major (B_KMAJOR), which only changes where the
+// fragments are read from.
 //
 // Levels: a CTA computes a 256 (m) x 128 (n) tile of D; each of its two consumer warpgroups owns 64
 // columns n and issues wgmma.m64n256k8 with D = its 64 x 256 slice of D^T (128 FP32 accumulators per
@@ -67,6 +69,9 @@ struct Tf32Args {
   int a_bcast, b_bcast;  // that operand's batch stride is 0: every item reads item 0
   float* D;              // the direct epilogue's addressing: row-major, ldd between rows, stride_d between items
   const float* C;        // read when beta != 0 (may be D)
+  int d_col_major;       // 1: D and C are stored column-major instead (ldd, ldc between columns), and the
+                         // direct epilogue writes each accumulator row (a column of D) along contiguous
+                         // memory; 2: the same with 8-byte aligned pairs of rows (float2 stores)
   long long ldd, ldc, stride_d, stride_c;
   epi::Params epi;       // alpha, beta, bias, activation
   int group_m;           // tile rows per raster group
@@ -286,9 +291,45 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
           tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
         });
       }
+    } else if (args.d_col_major == 2) {
+      // D (and C) column-major with 8-byte aligned pairs: a thread's m and m + 1 (e = 0, 1) are
+      // neighbours in memory, so it stores them as one float2, and 4 lanes fill a 32-byte sector.
+      float* D = args.D + std::size_t(item) * args.stride_d;
+      const float* C = args.C + std::size_t(item) * args.stride_c;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
+        if (n >= args.N) continue;
+#pragma unroll
+        for (int j = 0; j < Cfg::kAccum / 4; ++j) {
+          const int m = row0 + 8 * j + 2 * t;
+          if (m >= args.M) continue;
+          float v[2];
+#pragma unroll
+          for (int e = 0; e < 2; ++e) v[e] = scal.alpha * d[4 * j + 2 * h + e];
+          const std::size_t at_d = std::size_t(n) * args.ldd + m, at_c = std::size_t(n) * args.ldc + m;
+          if (m + 1 < args.M) {
+            if (scal.beta != 0.0f) {
+              const float2 c = *reinterpret_cast<const float2*>(C + at_c);
+              v[0] += scal.beta * c.x, v[1] += scal.beta * c.y;
+            }
+            if constexpr (FUSED)
+#pragma unroll
+              for (int e = 0; e < 2; ++e) v[e] = epi::activate(v[e] + epi::bias_at<float>(args.epi, item, m + e, n), args.epi.act);
+            *reinterpret_cast<float2*>(D + at_d) = make_float2(v[0], v[1]);
+          } else {
+            if (scal.beta != 0.0f) v[0] += scal.beta * C[at_c];
+            if constexpr (FUSED) v[0] = epi::activate(v[0] + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
+            D[at_d] = v[0];
+          }
+        }
+      }
     } else {
       float* D = args.D + std::size_t(item) * args.stride_d;
       const float* C = args.C + std::size_t(item) * args.stride_c;
+      // Element (m, n) at m * ld + n, or at n * ld + m when D is column-major.
+      const std::size_t step_m = args.d_col_major ? 1 : std::size_t(args.ldd), step_n = args.d_col_major ? std::size_t(args.ldd) : 1;
+      const std::size_t c_step_m = args.d_col_major ? 1 : std::size_t(args.ldc), c_step_n = args.d_col_major ? std::size_t(args.ldc) : 1;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
@@ -301,9 +342,9 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
             if (m >= args.M) continue;
             // epi::finish's arithmetic, with the activation's code only where FUSED.
             float v = scal.alpha * d[4 * j + 2 * h + e];
-            if (scal.beta != 0.0f) v += scal.beta * C[std::size_t(m) * args.ldc + n];
+            if (scal.beta != 0.0f) v += scal.beta * C[std::size_t(m) * c_step_m + std::size_t(n) * c_step_n];
             if constexpr (FUSED) v = epi::activate(v + epi::bias_at<float>(args.epi, item, m, n), args.epi.act);
-            D[std::size_t(m) * args.ldd + n] = v;
+            D[std::size_t(m) * step_m + std::size_t(n) * step_n] = v;
           }
       }
     }
