@@ -27,6 +27,7 @@ namespace {
 struct TuneOptions {
   std::string kernel, json, table;
   std::string precisions = "bf16,fp16,tf32,fp32";
+  std::string layout = "NN";  // with auto.<precision>: op(A) op(B) of row-major operands
   ShapeOptions shape;
   TimingOptions timing;
   int top = 0;
@@ -235,9 +236,11 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
 void tune_library(const TuneOptions& o) {
   (void)Registry::instance().get(o.kernel);  // an unknown id is refused with the registry's message
   const std::string precision = o.kernel.substr(5);
+  if (o.layout != "NN" && o.layout != "NT" && o.layout != "TN" && o.layout != "TT")
+    throw Error(fmt::format("--layout: '{}' is not NN, NT, TN or TT", o.layout));
   std::vector<TableClass> classes = table_classes(precision);
   TableClass tc = classes.front();
-  tc.cd = tc.ab, tc.layout = "NN";
+  tc.cd = tc.ab, tc.layout = o.layout.c_str();
   const Shape shape = o.shape.resolve();
   Lab lab;
   const Context& ctx = lab.library();
@@ -248,8 +251,8 @@ void tune_library(const TuneOptions& o) {
     if (t.ms > 0) timed.push_back(&t);
   std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
   const Plan& chosen = r.chosen;
-  std::cout << fmt::format("{} on {} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
-                           to_string(shape), lab.device().name, r.candidates.size(), timed.size(), chosen.kernel,
+  std::cout << fmt::format("{} on {}{} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
+                           to_string(shape), o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout), lab.device().name, r.candidates.size(), timed.size(), chosen.kernel,
                            chosen.config);
   Table t({"rank", "kernel", "configuration", "median ms", "vs cuBLAS", ""});
   int rank = 0;
@@ -318,18 +321,24 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   o.shape.add_to(*cmd);
   o.timing.add_to(*cmd);
+  cmd->add_option("--layout", o.layout,
+                  "with --kernel auto.<precision>: op(A) op(B) of row-major operands, NN, NT, TN or TT")
+      ->capture_default_str();
   cmd->add_option("--top", o.top, "show only the N fastest");
   cmd->add_option("--json", o.json, "write every measurement as JSON");
   cmd->callback([] {
     if (!o.table.empty()) {
       if (!o.kernel.empty()) throw Error("--table measures the library's dispatch; it takes no --kernel");
+      if (o.layout != "NN") throw Error("--layout applies to --kernel auto.<precision>; --table measures its own layouts");
       tune_table(o);
     } else {
       if (o.kernel.empty()) throw Error("--kernel: a kernel id is required (or --table FILE)");
-      if (o.kernel.rfind("auto.", 0) == 0)
+      if (o.kernel.rfind("auto.", 0) == 0) {
         tune_library(o);
-      else
+      } else {
+        if (o.layout != "NN") throw Error("--layout applies to --kernel auto.<precision> (the lab's kernels take NN)");
         tune(o);
+      }
     }
   });
 }

@@ -108,6 +108,10 @@ TEST(Cli, TuneNeedsAKernelWithParameters) {
   expect_clean_failure("tune --kernel cublas.fp32 --size 64", "no parameters to tune");
   expect_clean_failure("tune --kernel nope --size 64", "unknown kernel 'nope'");
   expect_clean_failure("tune --kernel auto.fp64 --size 64", "unknown kernel 'auto.fp64'");
+  // --layout: the library's candidates in any of the four layouts; not for the lab's kernels.
+  expect_clean_failure("tune --kernel auto.fp32 --size 64 --layout NX", "--layout: 'NX' is not NN, NT, TN or TT");
+  expect_clean_failure("tune --kernel fp32.tuned --size 64 --layout NT", "--layout applies to --kernel auto.<precision>");
+  expect_clean_failure("tune --table t.json --layout TT", "--layout applies to --kernel auto.<precision>");
 }
 
 TEST(Cli, UnreadableNpy) {
