@@ -42,6 +42,11 @@ if want build; then
     note build "prebuilt ($(cat build/prebuilt-commit.txt 2>/dev/null), built at $root; $((SECONDS - t0)) s)"
   elif scripts/build >"$out/build.log" 2>&1; then
     note build "ok ($((SECONDS - t0)) s)"
+    # ptxas's C7514: wgmma serialised because other instructions touch its accumulators inside the
+    # pipeline (a float4 epilogue that shuffled them did, and slowed every TF32 main loop).
+    if grep -q C7514 "$out/build.log"; then
+      note "wgmma serialisation" "$(grep -c C7514 "$out/build.log") ptxas C7514 warnings"; status=1
+      grep -o "in the function '[^']*'" "$out/build.log" | sort -u | head -5; fi
     for lib in build/libgemmlab.a build/libgemmlab_lab.a; do cuobjdump --dump-resource-usage "$lib"; done >"$out/resources.txt" 2>&1
   else
     note build "FAILED"; tail -40 "$out/build.log"; printf '%s\n' "${summary[@]}"; exit 1
