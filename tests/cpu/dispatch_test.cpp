@@ -271,6 +271,9 @@ TEST(DispatchTf32, ServesAnMMajorAWithAKMajorBByTheTransposedProblem) {
   Problem few = p;  // 128 tiles: the copy of A is faster than the transposed result's stores
   few.m = 2048, few.a.ld = 2048;
   EXPECT_FALSE(tf32_swaps(few, c));
+  Problem invariant = p;  // the choice depends on m: never for batch-invariant calls
+  invariant.determinism = Determinism::batch_invariant;
+  EXPECT_FALSE(tf32_swaps(invariant, c));
   EXPECT_FALSE(tf32_reject(p, c, dev, 0));
   EXPECT_EQ(tf32_workspace_bytes(p, c, dev, 0), 0u);
   Tf32Config split = c;

@@ -84,7 +84,9 @@ Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) { return lau
 // N-major, and writes its result column-major, that is D row-major: no copy of A. Its epilogue
 // stores from registers (no TMA store for the transposed result), which a few waves of tiles do
 // not hide: with fewer than kMinSwapTiles tiles the copy is faster (docs/api.md, "Performance").
-// Not with split-K (its second pass writes row-major), nor where B^T would need a copy of its own.
+// Not with split-K (its second pass writes row-major), nor where B^T would need a copy of its own,
+// nor for batch-invariant calls: the choice depends on m, and a row of D computed as a column of
+// D^T (an operand's place in wgmma swapped) is not promised to round as it would the other way.
 constexpr std::int64_t kMinSwapTiles = 256;
 Problem swapped(const Problem& p) {
   Problem q = p;
@@ -97,7 +99,8 @@ Problem swapped(const Problem& p) {
 }
 bool swaps(const Problem& p, const Tf32Config& c) {
   return !p.a.k_major && p.b.k_major && c.splits <= 1 && !p.grouped() &&
-         cdiv(p.n, kBM) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles && !a_needs_copy(swapped(p));
+         p.determinism != Determinism::batch_invariant && cdiv(p.n, kBM) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles &&
+         !a_needs_copy(swapped(p));
 }
 
 // Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
