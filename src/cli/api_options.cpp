@@ -30,11 +30,19 @@ Types types_of(const std::string& precision, const std::string& output) {
   return t;
 }
 
+}  // namespace
+
+void check_layout(const std::string& layout) {
+  if (layout.size() != 2 || (layout[0] != 'N' && layout[0] != 'T') || (layout[1] != 'N' && layout[1] != 'T'))
+    throw Error(fmt::format("--layout: '{}' is not NN, NT, TN or TT", layout));
+}
+
+namespace {
+
 template <class G>
 void fill(const ApiOptions& o, G& g) {
   const Types t = types_of(o.precision, o.output);
-  if (o.layout.size() != 2 || (o.layout[0] != 'N' && o.layout[0] != 'T') || (o.layout[1] != 'N' && o.layout[1] != 'T'))
-    throw Error(fmt::format("--layout: '{}' is not NN, NT, TN or TT", o.layout));
+  check_layout(o.layout);
   g.a.type = g.b.type = t.ab;
   g.c.type = g.d.type = t.cd;
   g.op_a = o.layout[0] == 'T' ? Op::transpose : Op::none;

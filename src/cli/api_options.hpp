@@ -11,6 +11,9 @@
 
 namespace gemmlab::cli {
 
+// Throws Error unless layout is NN, NT, TN or TT (op(A) op(B) of row-major operands).
+void check_layout(const std::string& layout);
+
 struct ApiOptions {
   std::string precision = "bf16";  // fp32, tf32, bf16, fp16
   std::string output = "f32";      // f32 or same

@@ -8,6 +8,7 @@
 
 #include "api/context_impl.hpp"
 #include "api/problem.hpp"
+#include "cli/api_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/present.hpp"
@@ -236,8 +237,7 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
 void tune_library(const TuneOptions& o) {
   (void)Registry::instance().get(o.kernel);  // an unknown id is refused with the registry's message
   const std::string precision = o.kernel.substr(5);
-  if (o.layout != "NN" && o.layout != "NT" && o.layout != "TN" && o.layout != "TT")
-    throw Error(fmt::format("--layout: '{}' is not NN, NT, TN or TT", o.layout));
+  check_layout(o.layout);
   std::vector<TableClass> classes = table_classes(precision);
   TableClass tc = classes.front();
   tc.cd = tc.ab, tc.layout = o.layout.c_str();
@@ -251,9 +251,10 @@ void tune_library(const TuneOptions& o) {
     if (t.ms > 0) timed.push_back(&t);
   std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
   const Plan& chosen = r.chosen;
+  const std::string layout = o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout);
   std::cout << fmt::format("{} on {}{} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
-                           to_string(shape), o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout), lab.device().name, r.candidates.size(), timed.size(), chosen.kernel,
-                           chosen.config);
+                           to_string(shape), layout, lab.device().name, r.candidates.size(), timed.size(),
+                           chosen.kernel, chosen.config);
   Table t({"rank", "kernel", "configuration", "median ms", "vs cuBLAS", ""});
   int rank = 0;
   for (const auto* c : timed) {

@@ -34,6 +34,9 @@ struct Scratch {
   unsigned* flags = nullptr;
 };
 inline constexpr int kFlagCount = 4096;
+// Bytes rounded up to the workspace's alignment, for the pieces kernels lay out in it one after
+// another.
+inline constexpr std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
 struct LaunchEnv {
   cudaStream_t stream = nullptr;

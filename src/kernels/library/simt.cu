@@ -144,8 +144,6 @@ std::size_t split_bytes(const Problem& p, const SimtConfig& c) {
   return c.splits > 1 ? std::size_t(c.splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
-
 // SimtConfig::copy_b: a K-major B copied N-major into the workspace before the main loop, whose
 // transposing 4-byte copies of it cost more than one pass over B when m is large
 // (docs/kernels/fp32-ladder.md, "The library's kernel", Layouts). The copy holds the batch items of
@@ -174,11 +172,13 @@ Problem column_slice(const Problem& p, std::int64_t n0, std::int64_t cols, const
   return q;
 }
 
-// The problem the main loop runs: p, or with copy_b its N-major form (the copy's address stands in
-// for one 256-byte aligned, as the workspace is: instantiations are looked up by alignment).
+// Where the copy will be, for choosing before launch: an address 256-byte aligned, as the
+// workspace is (instantiations are looked up by alignment).
+const float* copy_stand_in() { return reinterpret_cast<const float*>(std::uintptr_t(256)); }
+
+// The problem the main loop runs: p, or with copy_b its N-major form.
 Problem launched(const Problem& p, const SimtConfig& c) {
-  if (!copies_b(p, c)) return p;
-  return column_slice(p, 0, p.n, reinterpret_cast<const float*>(std::uintptr_t(256)));
+  return copies_b(p, c) ? column_slice(p, 0, p.n, copy_stand_in()) : p;
 }
 
 // Columns of D per slice of B's copy when it has `bytes` of workspace: all of n when the whole copy
@@ -547,13 +547,12 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
       const std::int64_t width = slice_cols(p, copied, workspace_bytes);
       if (width == 0) continue;
       const std::int64_t slices = cdiv(p.n, width), last = p.n - (slices - 1) * width;
-      const float* at = reinterpret_cast<const float*>(std::uintptr_t(256));
-      SimtConfig direct = copied;
-      direct.copy_b = false;
-      const std::optional<double> whole = cost(column_slice(p, 0, width, at), t, direct, workspace_bytes - copy_bytes(p, width));
-      SimtConfig rest = copied;
-      rest.copy_b = false;
-      const std::optional<double> final = cost(column_slice(p, 0, last, at), t, rest, workspace_bytes - copy_bytes(p, last));
+      // cost() may drop a slice's tail, so each slice size has its configuration.
+      SimtConfig direct = config_of(t, 1), rest = direct;
+      const std::optional<double> whole =
+          cost(column_slice(p, 0, width, copy_stand_in()), t, direct, workspace_bytes - copy_bytes(p, width));
+      const std::optional<double> final =
+          cost(column_slice(p, 0, last, copy_stand_in()), t, rest, workspace_bytes - copy_bytes(p, last));
       if (!whole || !final) continue;
       const double mib = 2.0 * double(copy_items(p)) * double(p.k) * double(p.n) * sizeof(float) / (1024.0 * 1024.0);
       copied.stream_k = direct.stream_k;

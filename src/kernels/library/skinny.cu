@@ -80,7 +80,6 @@ skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
 // Whether operand o (batch items of it) is read in 16-byte vectors of `vec` elements as it is:
 // K-major when `k_major` (else any), pointer, leading dimension and batch stride 16-byte multiples.

@@ -26,7 +26,6 @@ namespace {
 constexpr int kBM = 256, kBN = 128, kBK = 32;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
 
 #ifdef GEMMLAB_HAVE_SM90A
 const std::vector<Tf32Entry>& entries() { return tf32_entries(); }
@@ -217,6 +216,7 @@ void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
 void launch_whole(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const Tf32Entry& e, bool d_col_major) {
   Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
   plan.d_col_major = d_col_major;
+  plan.tma_store = plan.tma_store && !d_col_major;  // the TMA store writes row-major boxes
   // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
   Problem q = p;
   q.b = copy_b(p, env.scratch.data, env.stream);
@@ -233,14 +233,10 @@ void launch_whole(const Problem& p, const Tf32Config& c, const LaunchEnv& env, c
 }  // namespace
 
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
-  if (swaps(p, c)) {
-    const Problem q = swapped(p);
-    const Tf32Entry* e = find_entry(q, c);
-    if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
-    return launch_whole(q, c, env, *e, true);
-  }
-  const Tf32Entry* e = find_entry(p, c);
+  const bool swap = swaps(p, c);
+  const Tf32Entry* e = find_entry(swap ? swapped(p) : p, c);
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+  if (swap) return launch_whole(swapped(p), c, env, *e, true);
   if (c.splits > 1) return launch_split(p, c, env);
   if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
     // B's copy (if any) first, then op(A)'s rows slice by slice after it. D (and C, and a per-row

@@ -28,7 +28,7 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
                                                            K::B_BOX_COLS, K::BK, tc::Swizzle::b128)
                                   : tc::make_tensor_map_3d(p.b.ptr, DType::f32, p.k, p.n, p.b.ld, b_depth, p.b.stride,
                                                            K::BK, K::B_BOX_COLS, tc::Swizzle::b128);
-  const CUtensorMap md = plan.tma_store && !plan.d_col_major ? tc::make_tensor_map_3d(p.d, DType::f32, p.m, p.n, p.ldd, p.batch, p.stride_d,
+  const CUtensorMap md = plan.tma_store ? tc::make_tensor_map_3d(p.d, DType::f32, p.m, p.n, p.ldd, p.batch, p.stride_d,
                                                                  64, 32, tc::Swizzle::b128)
                                         : ma;  // not used by the kernel
   tc::sm90::Tf32Args args{};
@@ -47,7 +47,7 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
   args.d_col_major = plan.d_col_major ? (pairs ? 2 : 1) : 0;
   args.epi = epilogue_params(p);
   args.group_m = c.group_m;
-  args.tma_store = plan.tma_store && !plan.d_col_major ? 1 : 0;
+  args.tma_store = plan.tma_store ? 1 : 0;
   args.k_split = plan.k_split;
   if (plan.tail.units > 0) {
     args.sk.partials = plan.stream_k;
