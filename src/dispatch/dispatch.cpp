@@ -9,6 +9,7 @@
 #include "kernels/library/generic.hpp"
 #include "kernels/library/simt.hpp"
 #include "kernels/library/skinny.hpp"
+#include "kernels/library/small.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/tf32.hpp"
 
@@ -139,6 +140,20 @@ bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws
       [&](const SkinnyConfig&) { return skinny_simt_workspace_bytes(p); }, out, why_not);
 }
 
+// The small-tile kernel has no parameters to choose: it runs p, or says why not.
+bool choose_small(const ContextImpl& ctx, const Problem& p, Choice& out, std::string& why_not) {
+  if (auto why = small_reject(p, ctx.device)) {
+    why_not += fmt::format("{}{}: {}", why_not.empty() ? "" : "; ", family_name(Family::small), *why);
+    return false;
+  }
+  out.family = Family::small;
+  out.workspace_bytes = 0;
+  const TableEntry* e = table_entry(ctx, p);
+  out.why = e && e->kernel == family_name(Family::small) ? Why::table : invariant(p) ? Why::batch_invariant : Why::model;
+  out.entry = out.why == Why::table ? e : nullptr;
+  return true;
+}
+
 bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
@@ -180,6 +195,9 @@ std::string model_words(const Choice& c, const Problem& p) {
       return fmt::format("a short side of D: FP32 products on CUDA cores streaming the long operand, k split over "
                          "clusters of {}",
                          c.skinny.splits);
+    case Family::small:
+      return "a batch of problems of at most 64 x 64: 64x64 tiles on mma.sync, the next tile's loads in flight "
+             "during each epilogue (a 128x128 tile would be 3/4 padding or more)";
     case Family::simt:
       return fmt::format("{}{}",
                          c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
@@ -201,6 +219,7 @@ const char* family_name(Family f) {
     case Family::sm90_tf32: return "sm90.wgmma_swapab";
     case Family::skinny: return "sm90.skinny_mma";
     case Family::skinny_simt: return "sm90.skinny_simt";
+    case Family::small: return "sm80.mma_small";
   }
   return "?";
 }
@@ -233,6 +252,7 @@ void prepare_kernels(DeviceState& state) {
   prepare_tf32(state);
   prepare_simt(state);
   prepare_skinny(state);
+  prepare_small(state);
 }
 
 Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes) {
@@ -248,6 +268,8 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
   if (!order.empty() && skinny_first(p)) order.insert(order.begin(), Family::skinny);
   if (!order.empty() && skinny_simt_first(p)) order.insert(order.begin(), Family::skinny_simt);
+  // A batch of problems of at most 64 x 64: the small-tile kernel multiplies no padding tiles.
+  if (!order.empty() && small_first(p, ctx.device)) order.insert(order.begin(), Family::small);
   const TableEntry* e = table_entry(ctx, p);
   if (e && e->kernel == family_name(Family::generic)) {
     c.why = Why::table;
@@ -262,6 +284,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
                         : f == Family::sm90_tf32 ? choose_tf32(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::skinny    ? choose_skinny(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::skinny_simt ? choose_skinny_simt(ctx, p, workspace_bytes, c, why_not)
+                        : f == Family::small     ? choose_small(ctx, p, c, why_not)
                                                  : choose_simt(ctx, p, workspace_bytes, c, why_not);
     if (chosen) return c;
   }
@@ -311,6 +334,11 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
       c.workspace_bytes = skinny_simt_workspace_bytes(p);
       out.push_back(c);
     }
+  if (!small_reject(p, ctx.device)) {
+    Choice c;
+    c.family = Family::small;
+    out.push_back(c);
+  }
   for (const Tf32Config& cfg : tf32_configs()) {
     if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
@@ -329,6 +357,7 @@ void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
     case Family::simt: launch_simt(p, c.simt, env); return;
     case Family::skinny: launch_skinny(p, c.skinny, env); return;
     case Family::skinny_simt: launch_skinny_simt(p, c.skinny, env); return;
+    case Family::small: launch_small(p, env); return;
     default: launch_generic(p, env.stream); return;
   }
 }
@@ -351,6 +380,7 @@ Plan describe(const Choice& c, const Problem& p) {
     case Family::skinny_simt:
       plan.config = fmt::format("splits={}", c.skinny.splits);
       break;
+    case Family::small: plan.config = "tile=64x64 stages=2"; break;
     case Family::simt:
       plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}{}", c.simt.tile_m,
                                 c.simt.tile_n, c.simt.thread_m, c.simt.stages, c.simt.group_m, c.simt.splits,

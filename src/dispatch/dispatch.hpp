@@ -30,6 +30,7 @@ enum class Family {
   sm90_tf32,   // kernels/tensor/hopper_tf32.cuh: TF32 on sm_90a
   skinny,       // kernels/library/skinny.cuh: BF16/FP16/TF32 with at most 64 rows or columns of D (mma.sync, sm_90 clusters)
   skinny_simt,  // kernels/library/skinny_simt.cuh: FP32 operands, exact products, at most 16 rows or columns of D (CUDA cores)
+  small,        // kernels/library/small.cuh: BF16/FP16 in 64x64 tiles (mma.sync), batches of small problems
 };
 const char* family_name(Family f);
 

@@ -7,6 +7,7 @@
 #include "gemmlab/error.hpp"
 #include "kernels/library/skinny.hpp"
 #include "kernels/library/sm90.hpp"
+#include "kernels/library/small.hpp"
 #include "kernels/library/tail.hpp"
 #include "kernels/library/tf32.hpp"
 
@@ -412,6 +413,45 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 128256, 4096), dev).splits, 1);
   // 448 tiles (16 x 28672 x 8192, 3 CTAs per SM) are 1.13 waves: 4 splits make 4.53 (cost 1.20 against 1.5).
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 28672, 8192), dev).splits, 4);
+}
+
+// The small-tile kernel: any 16-bit problem whose operands it copies 16 bytes at a time; tried
+// first for a batch of at least one problem of at most 64 x 64 per SM.
+TEST(DispatchSmall, TakesBatchesOfSmallProblemsAndSaysWhyNot) {
+  const DeviceState dev = h100();
+  auto batched = [](DataType ab, DataType cd, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+    Problem p = problem(ab, cd, m, n, k);
+    p.batch = batch;
+    p.a.stride = m * k, p.b.stride = k * n, p.stride_d = m * n;
+    return p;
+  };
+  const Problem heads = batched(DataType::bf16, DataType::bf16, 64, 64, 64, 1024);
+  EXPECT_FALSE(small_reject(heads, dev));
+  EXPECT_TRUE(small_first(heads, dev));
+  EXPECT_TRUE(small_first(batched(DataType::f16, DataType::f32, 17, 40, 4096, 132), dev));
+  EXPECT_FALSE(small_first(batched(DataType::bf16, DataType::bf16, 64, 64, 64, 131), dev));  // fewer items than SMs
+  EXPECT_FALSE(small_first(batched(DataType::bf16, DataType::bf16, 65, 64, 64, 1024), dev));  // a 128-row tile's
+  EXPECT_FALSE(small_first(batched(DataType::bf16, DataType::bf16, 128, 128, 128, 256), dev));
+  Problem invariant = heads;  // the choice depends on m (the kernel itself does not)
+  invariant.determinism = Determinism::batch_invariant;
+  EXPECT_FALSE(small_first(invariant, dev));
+  EXPECT_FALSE(small_reject(invariant, dev));
+  auto why = [&](const Problem& p) { return small_reject(p, dev).value_or("accepted"); };
+  EXPECT_NE(why(batched(DataType::f32, DataType::f32, 64, 64, 64, 1024)).find("bf16 and f16"), std::string::npos);
+  EXPECT_NE(why(batched(DataType::bf16, DataType::f16, 64, 64, 64, 1024)).find("operands' type or f32"),
+            std::string::npos);
+  Problem odd_k = batched(DataType::bf16, DataType::bf16, 64, 64, 60, 1024);  // rows of A: 120 bytes
+  EXPECT_NE(why(odd_k).find("A is copied 16 bytes at a time"), std::string::npos);
+  EXPECT_FALSE(small_first(odd_k, dev));
+  Problem odd_stride = heads;
+  odd_stride.b.stride = 64 * 64 + 4;
+  EXPECT_NE(why(odd_stride).find("B is copied"), std::string::npos);
+  odd_stride.b.stride = 0;  // broadcast: one B for every item
+  EXPECT_FALSE(small_reject(odd_stride, dev));
+  DeviceState ampere = dev;
+  ampere.cc = 75;
+  EXPECT_NE(why(heads).find("accepted"), std::string::npos);
+  EXPECT_NE(small_reject(heads, ampere).value_or("").find("sm_80"), std::string::npos);
 }
 
 TEST(DispatchSkinnySimt, TakesExactFp32WithSixteenOrFewerAndSaysWhyNot) {

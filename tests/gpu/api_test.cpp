@@ -186,6 +186,40 @@ TEST_P(ApiTyped, StridedBatchesMatchTheReference) {
     }
 }
 
+// Batches of problems of at most 64 x 64 with an item per SM or more: dispatch takes the
+// small-tile kernel (small_first), on every layout; tiles with edges inside them and k not a
+// multiple of 64, rows padded to 16-byte multiples (ld > minimum, poisoned), broadcast operands and
+// gaps between items, beta with C = D, a bias and an activation.
+TEST_P(ApiTyped, SmallProblemBatchesMatchTheReference) {
+  if (base().ab == DataType::f32) GTEST_SKIP() << "the small-tile kernel takes 16-bit operands";
+  const std::int64_t batch = ctx().impl().device.props.sm_count + 3;
+  auto expect_small = [&](const GemmCase& gc) {
+    const GemmSetup st = make_setup(gc, fresh_seed(), stream());
+    EXPECT_EQ(plan(ctx(), st.g).kernel.rfind("sm80.mma_small", 0), 0u) << gc.name() << ": " << plan(ctx(), st.g).kernel;
+    EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
+  };
+  for (const LayoutCombo& l : all_layouts())
+    for (Dims d : {Dims{64, 64, 64}, Dims{40, 56, 200}}) {
+      GemmCase gc = sized(with_layout(base(), l), d);
+      gc.batch = batch;
+      expect_small(gc);
+    }
+  // Rows of 16-byte multiples: ld of B and D 56 (B broadcast: the harness's batch stride of a
+  // padded operand is its span plus the gap, not a multiple of 8 here), then an M-major A of ld 40.
+  GemmCase edges = sized(base(), {37, 50, 72});
+  edges.batch = batch, edges.b_pad = 6, edges.d_pad = 6, edges.gap = 8, edges.b_broadcast = true;
+  edges.beta = 0.75, edges.c_is_d = true;
+  edges.bias = BiasKind::per_column, edges.bias_batched = true, edges.act = Activation::gelu_tanh;
+  expect_small(edges);
+  edges.op_a = Op::transpose, edges.a_pad = 3, edges.a_broadcast = true;
+  edges.op_b = Op::transpose, edges.b_pad = 0, edges.b_broadcast = false;  // K-major B: item spans of 3600 + 8
+  edges.bias = BiasKind::per_row, edges.act = Activation::silu;
+  expect_small(edges);
+  GemmCase one = sized(base(), {1, 1, 8});
+  one.batch = batch, one.op_b = Op::transpose, one.b_broadcast = true, one.act = Activation::relu;  // B K-major: rows of 8
+  expect_small(one);
+}
+
 // ---- alpha and beta ----------------------------------------------------------------------------
 
 TEST_P(ApiTyped, AlphaAndBetaMatchTheReference) {

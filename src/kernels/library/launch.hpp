@@ -24,6 +24,7 @@ struct DeviceState {
   std::vector<int> skinny_resident;  // CTAs of the skinny kernels resident per SM: mma.sync with 16-bit operands
                                      // and 1, 2, 4, 8 column groups, then FP32 operands with as many; then the
                                      // CUDA-core form with 1, 2, 4, 8, 16 columns, W big-major then K-major
+  int small_resident = 0;            // CTAs of the small-tile kernel resident per SM
 };
 
 // Scratch memory of one call: `bytes` of workspace (256-byte aligned) and the zeroed counters
