@@ -127,9 +127,13 @@ TEST_F(Harness, TooLargeForMemoryIsRefusedBeforeAllocating) {
   spec.shape = {46000, 46000, 46000};  // ~8 GiB per FP32 matrix plus ~50 GiB of reference
   spec.timing.iters = 1;
   spec.params = {{"block", 16}};
+  // Matrices of fewer than 2^31 elements cannot outgrow a GPU of 100 GiB or more (an H200's 141
+  // GB holds this one, whose naive run and reference then take minutes).
+  if (lab.device().global_mem_bytes >= (std::size_t(100) << 30))
+    GTEST_SKIP() << "this GPU holds the largest problem of sub-2^31-element matrices";
   try {
     run_gemm(lab, spec);
-    if (lab.device().global_mem_bytes < (std::size_t(100) << 30)) FAIL() << "expected an out-of-memory refusal";
+    FAIL() << "expected an out-of-memory refusal";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("device memory"), std::string::npos) << e.what();
   }
