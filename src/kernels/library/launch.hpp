@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -38,6 +39,15 @@ inline constexpr int kFlagCount = 4096;
 // Bytes rounded up to the workspace's alignment, for the pieces kernels lay out in it one after
 // another.
 inline constexpr std::size_t align256(std::size_t x) { return (x + 255) / 256 * 256; }
+
+// Whether every row of every item of a strided matrix (`ld` and `stride` in elements of `elem`
+// bytes; stride ignored for one item or a broadcast) starts at a multiple of `bytes` bytes: what
+// a kernel needs to move its rows in accesses of that size.
+inline bool rows_aligned(const void* ptr, std::int64_t ld, std::int64_t stride, std::int64_t items, std::size_t elem,
+                         std::size_t bytes) {
+  const auto multiple = [&](std::int64_t n) { return std::size_t(n) * elem % bytes == 0; };
+  return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0 && multiple(ld) && (items == 1 || multiple(stride));
+}
 
 struct LaunchEnv {
   cudaStream_t stream = nullptr;

@@ -82,7 +82,7 @@ bool packed(const Problem& p) {
 // 16-byte copies of an MN-major operand: its pointer, leading dimension and batch stride 16-byte
 // multiples. (The A path copies a piece that straddles M in part; B's needs whole pieces: n % 4.)
 bool vec_ok(const Operand& o, std::int64_t batch) {
-  return aligned16(o.ptr) && o.ld % 4 == 0 && (batch == 1 || o.stride % 4 == 0);
+  return rows_aligned(o.ptr, o.ld, o.stride, batch, 4, 16);
 }
 
 Variant variant_of(const Problem& p) {
@@ -375,8 +375,8 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
   a.k_per_split = k_per_split;
   a.partial = splits > 1 ? reinterpret_cast<float*>(env.scratch.data) : nullptr;
   a.group_m = c.group_m;
-  const bool d_vec = aligned16(p.d) && p.ldd % 4 == 0 && (p.batch == 1 || p.stride_d % 4 == 0);
-  const bool c_vec = !reads_c || (aligned16(C) && ldc % 4 == 0 && (p.batch == 1 || stride_c % 4 == 0));
+  const bool d_vec = rows_aligned(p.d, p.ldd, p.stride_d, p.batch, 4, 16);
+  const bool c_vec = !reads_c || rows_aligned(C, ldc, stride_c, p.batch, 4, 16);
   // Split-K's whole-tile kernel writes only the workspace (256-byte aligned, rows of n floats).
   a.c_vec = p.n % 4 == 0 && (splits > 1 ? aligned16(env.scratch.data) : d_vec && c_vec);
   a.tail = tail;

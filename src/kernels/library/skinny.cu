@@ -79,13 +79,11 @@ skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
   return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor) : skinny::kernel_f16(f32_out, mt, w_kmajor);
 }
 
-bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
-
 // Whether operand o (batch items of it) is read in 16-byte vectors of `vec` elements as it is:
 // K-major when `k_major` (else any), pointer, leading dimension and batch stride 16-byte multiples.
 bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool need_k_major) {
-  const std::int64_t items = o.stride == 0 ? 1 : batch;
-  return (!need_k_major || o.k_major) && aligned16(o.ptr) && o.ld % vec == 0 && (items == 1 || o.stride % vec == 0);
+  return (!need_k_major || o.k_major) &&
+         rows_aligned(o.ptr, o.ld, o.stride, o.stride == 0 ? 1 : batch, std::size_t(16 / vec), 16);
 }
 
 // The kernel reads X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,

@@ -109,8 +109,7 @@ Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& sta
   const std::size_t es = size_of(p.cd);
   const std::int64_t d_depth = p.grouped() ? 1 : p.batch;
   plan.tma_store = tc::tma_layout_ok(p.d, es, p.m, p.ldd, d_depth, p.stride_d);
-  plan.pair_stores = reinterpret_cast<std::uintptr_t>(p.d) % (2 * es) == 0 && p.ldd % 2 == 0 &&
-                     (d_depth == 1 || p.stride_d % 2 == 0);
+  plan.pair_stores = rows_aligned(p.d, p.ldd, p.stride_d, d_depth, es, 2 * es);
   return plan;
 }
 

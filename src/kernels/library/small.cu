@@ -25,12 +25,8 @@ namespace {
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// Operand o is copied as it is stored, 16 bytes (8 elements) at a time: its pointer, leading
-// dimension and batch stride (where items differ) must be 16-byte multiples.
-bool copies_whole(const Operand& o, std::int64_t batch) {
-  return reinterpret_cast<std::uintptr_t>(o.ptr) % 16 == 0 && o.ld % 8 == 0 &&
-         (batch == 1 || o.stride == 0 || o.stride % 8 == 0);
-}
+// Operand o is copied as it is stored, 16 bytes (8 elements) at a time.
+bool copies_whole(const Operand& o, std::int64_t batch) { return rows_aligned(o.ptr, o.ld, o.stride, batch, 2, 16); }
 
 }  // namespace
 
@@ -80,10 +76,8 @@ void launch_small(const Problem& p, const LaunchEnv& env) {
   a.c = p.c, a.ldc = p.ldc, a.stride_c = p.stride_c;
   a.d = p.d, a.ldd = p.ldd, a.stride_d = p.stride_d;
   const std::size_t es = size_of(p.cd);
-  a.pair_stores = reinterpret_cast<std::uintptr_t>(p.d) % (2 * es) == 0 && p.ldd % 2 == 0 &&
-                  (p.batch == 1 || p.stride_d % 2 == 0);
-  a.vector_stores = reinterpret_cast<std::uintptr_t>(p.d) % 16 == 0 && (p.ldd * es) % 16 == 0 &&
-                    (p.batch == 1 || (p.stride_d * es) % 16 == 0);
+  a.pair_stores = rows_aligned(p.d, p.ldd, p.stride_d, p.batch, es, 2 * es);
+  a.vector_stores = rows_aligned(p.d, p.ldd, p.stride_d, p.batch, es, 16);
   a.epi = epilogue_params(p);
   const bool f32_out = p.cd == DataType::f32;
   const small::Kernel kernel = p.ab == DataType::bf16 ? small::kernel_bf16(f32_out, p.a.k_major, p.b.k_major)
