@@ -448,6 +448,17 @@ TEST(DispatchSmall, TakesBatchesOfSmallProblemsAndSaysWhyNot) {
   EXPECT_NE(why(odd_stride).find("B is copied"), std::string::npos);
   odd_stride.b.stride = 0;  // broadcast: one B for every item
   EXPECT_FALSE(small_reject(odd_stride, dev));
+  // Offsets inside a tile are 32-bit: 64 rows of A, B or D must span fewer than 2^31 elements.
+  Problem wide = heads;
+  wide.a.ld = 33554424;  // (2^31 - 1 - 64) / 64 = 33554430, rounded down to 8 elements
+  wide.a.stride = 64 * wide.a.ld;
+  EXPECT_FALSE(small_reject(wide, dev));
+  wide.a.ld += 8;
+  wide.a.stride = 64 * wide.a.ld;
+  EXPECT_NE(why(wide).find("lda 33554432 is over 33554430 elements"), std::string::npos);
+  Problem wide_d = heads;
+  wide_d.ldd = 33554432;
+  EXPECT_NE(why(wide_d).find("ldd 33554432"), std::string::npos);
   DeviceState ampere = dev;
   ampere.cc = 75;
   EXPECT_NE(why(heads).find("accepted"), std::string::npos);

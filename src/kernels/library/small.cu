@@ -53,6 +53,9 @@ std::optional<std::string> small_reject(const Problem& p, const DeviceState& sta
       return fmt::format("{} is copied 16 bytes at a time: its pointer, leading dimension and batch stride must be "
                          "16-byte multiples",
                          name);
+  // Offsets inside a tile are computed in 32 bits (64 rows at most).
+  for (const auto& [name, ld] : {std::pair{"lda", p.a.ld}, std::pair{"ldb", p.b.ld}, std::pair{"ldd", p.ldd}})
+    if (ld > small::kMaxLd) return fmt::format("{} {} is over {} elements", name, ld, small::kMaxLd);
   if (cdiv(p.m, small::kTile) * cdiv(p.n, small::kTile) * p.batch > INT_MAX)
     return std::string("more than 2^31 - 1 tiles of 64 x 64 in all");
   return std::nullopt;
@@ -70,7 +73,8 @@ void launch_small(const Problem& p, const LaunchEnv& env) {
   if (auto why = small_reject(p, *env.device)) throw Error(fmt::format("small-tile kernel: {}", *why));
   small::Args a;
   a.m = p.m, a.n = p.n, a.k = p.k, a.batch = p.batch;
-  a.tiles_m = cdiv(p.m, small::kTile), a.tiles_n = cdiv(p.n, small::kTile);
+  const std::int64_t tiles_m = cdiv(p.m, small::kTile), tiles_n = cdiv(p.n, small::kTile);
+  a.per_item = Divisor(unsigned(tiles_m * tiles_n)), a.tiles_n = Divisor(unsigned(tiles_n));  // under 2^31 (small_reject)
   a.a = p.a.ptr, a.lda = p.a.ld, a.stride_a = p.a.stride;
   a.b = p.b.ptr, a.ldb = p.b.ld, a.stride_b = p.b.stride;
   a.c = p.c, a.ldc = p.ldc, a.stride_c = p.stride_c;
@@ -83,7 +87,7 @@ void launch_small(const Problem& p, const LaunchEnv& env) {
   const small::Kernel kernel = p.ab == DataType::bf16 ? small::kernel_bf16(f32_out, p.a.k_major, p.b.k_major)
                                                       : small::kernel_f16(f32_out, p.a.k_major, p.b.k_major);
   // As many CTAs as are resident at once, each with the same number of tiles (within one).
-  const std::int64_t units = a.tiles_m * a.tiles_n * p.batch;
+  const std::int64_t units = tiles_m * tiles_n * p.batch;
   const DeviceState& dev = *env.device;
   const std::int64_t slots = std::int64_t(std::max(1, dev.props.sm_count)) * std::max(1, dev.small_resident);
   const std::int64_t each = cdiv(units, slots);

@@ -16,9 +16,12 @@
 //     zero-filled by the copy (src-size), so edges need no branches in the main loop;
 //   - 32 KB of shared memory and at most 64 registers a thread (launch bounds: 4 CTAs per SM)
 //     leave 32 warps resident per SM and four CTAs' loads in flight together;
-//   - the epilogue (epilogue.cuh) in registers, then through shared memory to 16-byte stores of
-//     whole rows where D's rows are 16-byte aligned (else two adjacent outputs per store from
-//     registers, or one).
+//   - where D's rows are 16-byte aligned, the tile's FP32 sums go through shared memory and each
+//     thread finishes 16 bytes of a row of D (the epilogue, epilogue.cuh) and stores them at once;
+//     else the epilogue runs in registers and stores two adjacent outputs at a time, or one.
+//   - a kernel that runs a few tiles per CTA lives on its instruction count: unit indices are
+//     split by multiplications (divisor.hpp), offsets inside a tile are 32-bit, and plain sums
+//     (no C, bias or activation) skip the epilogue's bounds and reads.
 // Each tile's k order is fixed, and a row of D does not depend on m or on the tile it falls in, so
 // results are reproducible run to run.
 #pragma once
@@ -28,6 +31,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/library/divisor.hpp"
 #include "kernels/library/epilogue.cuh"
 #include "kernels/library/skinny.cuh"  // skinny::mma, the m16n8k16 wrappers
 
@@ -40,13 +44,18 @@ constexpr int kWarpsM = 2, kWarpsN = 4, kThreads = 32 * kWarpsM * kWarpsN;
 constexpr int kWarpN = kTile / kWarpsN, kNI = kWarpN / 8;  // a warp's columns, in n8 blocks
 constexpr int kStages = 2;
 constexpr int kTileBytes = kTile * kTile * 2;  // one operand's k-tile: 64 rows of 128 bytes
+// The largest leading dimension (in elements) of A, B and D: 64 rows of it and a row's 64
+// elements fit in 31 bits, so offsets inside a tile are 32-bit (fewer instructions per copy).
+constexpr std::int64_t kMaxLd = (INT32_MAX - kTile) / kTile;
 
 struct Args {
   std::int64_t m = 0, n = 0, k = 0, batch = 1;
-  std::int64_t tiles_m = 0, tiles_n = 0;  // per item
+  // Tiles of an item and of its rows, to split a unit index (a tile of an item; fewer than 2^31 units).
+  Divisor per_item, tiles_n;
   // op(A) (m x k): element (i, kk) at a[i * lda + kk] when a_k_major, else a[kk * lda + i]; op(B)
   // (k x n): (kk, j) at b[j * ldb + kk] when b_k_major, else b[kk * ldb + j]. Pointers, leading
-  // dimensions and batch strides are 16-byte multiples (small_reject).
+  // dimensions and batch strides are 16-byte multiples, and 64 rows of A, B or D span fewer than
+  // 2^31 elements, so that offsets inside a tile take 32 bits (small_reject).
   const void* a = nullptr;
   std::int64_t lda = 0, stride_a = 0;
   const void* b = nullptr;
@@ -71,18 +80,19 @@ __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
 }
 
 // One k-tile of an operand as stored: 64 rows (`rows` of them inside the matrix) of 64 elements
-// (`cols` inside), row r at src + r * ld. Each thread copies 4 of the 512 chunks; a chunk reads
-// only its elements inside the matrix and the copy fills the rest with zeros.
-__device__ __forceinline__ void load_tile(std::uint32_t dst, const unsigned short* src, std::int64_t ld, int rows,
-                                          int cols) {
+// (`cols` inside), row r at src + r * ld. Each thread copies 2 of the 512 chunks, the same chunk
+// of rows 32 apart; a chunk reads only its elements inside the matrix and the copy fills the rest
+// with zeros.
+__device__ __forceinline__ void load_tile(std::uint32_t dst, const unsigned short* src, int ld, int rows, int cols) {
+  const int row0 = int(threadIdx.x) >> 3, chunk = int(threadIdx.x) & 7;
+  const int left = cols - 8 * chunk, width = left < 0 ? 0 : left > 8 ? 8 : left;
+  const unsigned short* from = src + (row0 * ld + 8 * chunk);
+  constexpr int kRowStep = kThreads / 8;
 #pragma unroll
-  for (int j = 0; j < kTile * 8 / kThreads; ++j) {
-    const int q = int(threadIdx.x) + kThreads * j, row = q >> 3, chunk = q & 7;
-    const int left = cols - 8 * chunk;
-    const int elems = row < rows ? (left < 0 ? 0 : left > 8 ? 8 : left) : 0;
-    const unsigned short* from = elems > 0 ? src + row * ld + 8 * chunk : src;
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst + swz(row, chunk)), "l"(from),
-                 "r"(2 * elems));
+  for (int j = 0; j < kTile / kRowStep; ++j) {
+    const int row = row0 + kRowStep * j, elems = row < rows ? width : 0;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst + swz(row, chunk)),
+                 "l"(elems > 0 ? from + kRowStep * j * ld : src), "r"(2 * elems));
   }
 }
 
@@ -137,6 +147,26 @@ struct alignas(2 * sizeof(OutT)) Pair {
   OutT x, y;
 };
 
+// The bits of an output, to pack into the words of a 16-byte store.
+__device__ __forceinline__ std::uint32_t bits(float x) { return __float_as_uint(x); }
+__device__ __forceinline__ std::uint32_t bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+__device__ __forceinline__ std::uint32_t bits(__half x) { return __half_as_ushort(x); }
+// 16 bytes of outputs o[0..16 / sizeof(OutT)) as one vector.
+template <class OutT>
+__device__ __forceinline__ uint4 pack16(const OutT* o) {
+  std::uint32_t w[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+    w[i] = sizeof(OutT) == 4 ? bits(o[i]) : bits(o[2 * i]) | bits(o[2 * i + 1]) << 16;
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+// One 16-byte store to global memory (a plain uint4 assignment of pack16's result was split into
+// four 4-byte stores by the compiler).
+__device__ __forceinline__ void store16(void* to, uint4 v) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(to), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+               : "memory");
+}
+
 // T: __nv_bfloat16 or __half; OutT: float or T; kAK / kBK: A / B K-major.
 template <class T, class OutT, bool kAK, bool kBK>
 __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
@@ -145,30 +175,33 @@ __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
   const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31, wm = warp / kWarpsN, wn = warp % kWarpsN;
   const int g = lane >> 2, t = lane & 3;
   const epi::Scalars sc = epi::scalars(p.epi);
-  // Units (tiles of items) are counted in 32 bits (small_reject): 64-bit divisions here cost
-  // more instructions than a unit's mma.
-  const unsigned tiles_n = unsigned(p.tiles_n), per_item = unsigned(p.tiles_m) * tiles_n;
-  const unsigned units = per_item * unsigned(p.batch);
+  // Units (tiles of items) are counted in 32 bits (small_reject) and split by multiplications
+  // (Divisor): divisions here would cost more instructions than a unit's mma.
+  const unsigned units = p.per_item.d * unsigned(p.batch);
   const int ktiles = int((p.k + kTile - 1) / kTile);
-  // Unit u (a tile of an item): its item and its tile's first row and column.
+  // Unit u (a tile of an item): its item and its tile's row and column among the item's tiles
+  // (32 bits: registers are the kernel's limit at 4 CTAs per SM).
   struct Unit {
-    std::int64_t item, m0, n0;
+    unsigned item, tm, tn;
+    __device__ std::int64_t m0() const { return std::int64_t(tm) * kTile; }
+    __device__ std::int64_t n0() const { return std::int64_t(tn) * kTile; }
   };
   auto unit_at = [&](unsigned u) {
-    const unsigned tile = u % per_item;
-    return Unit{std::int64_t(u / per_item), std::int64_t(tile / tiles_n) * kTile, std::int64_t(tile % tiles_n) * kTile};
+    const unsigned item = p.per_item.quotient(u), tile = u - item * p.per_item.d, tm = p.tiles_n.quotient(tile);
+    return Unit{item, tm, tile - tm * p.tiles_n.d};
   };
   // k-tile kt of unit w's operands into stage s.
   auto load = [&](const Unit& w, int kt, int s) {
     const auto* A = static_cast<const unsigned short*>(p.a) + w.item * p.stride_a;
     const auto* B = static_cast<const unsigned short*>(p.b) + w.item * p.stride_b;
-    const int m_in = inside(p.m - w.m0), n_in = inside(p.n - w.n0);
+    const std::int64_t m0 = w.m0(), n0 = w.n0();
+    const int m_in = inside(p.m - m0), n_in = inside(p.n - n0);
     const std::int64_t k0 = std::int64_t(kt) * kTile;
     const int k_in = inside(p.k - k0);
-    if constexpr (kAK) load_tile(smem_addr(smem[s][0]), A + w.m0 * p.lda + k0, p.lda, m_in, k_in);
-    else load_tile(smem_addr(smem[s][0]), A + k0 * p.lda + w.m0, p.lda, k_in, m_in);
-    if constexpr (kBK) load_tile(smem_addr(smem[s][1]), B + w.n0 * p.ldb + k0, p.ldb, n_in, k_in);
-    else load_tile(smem_addr(smem[s][1]), B + k0 * p.ldb + w.n0, p.ldb, k_in, n_in);
+    if constexpr (kAK) load_tile(smem_addr(smem[s][0]), A + m0 * p.lda + k0, int(p.lda), m_in, k_in);
+    else load_tile(smem_addr(smem[s][0]), A + k0 * p.lda + m0, int(p.lda), k_in, m_in);
+    if constexpr (kBK) load_tile(smem_addr(smem[s][1]), B + n0 * p.ldb + k0, int(p.ldb), n_in, k_in);
+    else load_tile(smem_addr(smem[s][1]), B + k0 * p.ldb + n0, int(p.ldb), k_in, n_in);
     asm volatile("cp.async.commit_group;\n" ::);
   };
   // The CTA's units are blockIdx.x, + gridDim.x, ...; their k-tiles one sequence of steps, each
@@ -198,47 +231,63 @@ __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
       ++kt;
       continue;
     }
-    const std::int64_t item = cur.item, m0 = cur.m0, n0 = cur.n0;
-    OutT* D = static_cast<OutT*>(p.d) + item * p.stride_d;
-    const OutT* C = static_cast<const OutT*>(p.c) + item * p.stride_c;
+    const std::int64_t item = cur.item, m0 = cur.m0(), n0 = cur.n0();
+    // Item `item`'s D and C (computed where used: registers are the limit).
+    auto D = [&] { return static_cast<OutT*>(p.d) + item * p.stride_d; };
+    auto C = [&] { return static_cast<const OutT*>(p.c) + item * p.stride_c; };
     // Without C, a bias or an activation (the common call) only alpha scales the sums.
     const bool plain = sc.beta == 0.0f && p.epi.bias_kind == epi::kNoBias && p.epi.act == epi::kNone;
     auto value = [&](float sum, std::int64_t row, std::int64_t col) {
       return plain ? epi::from_f32<OutT>(sc.alpha * sum)
-                   : epi::finish<OutT>(p.epi, sc, sum, C + row * p.ldc + col, epi::bias_at<OutT>(p.epi, item, row, col));
+                   : epi::finish<OutT>(p.epi, sc, sum, C() + row * p.ldc + col, epi::bias_at<OutT>(p.epi, item, row, col));
     };
     // acc[mi][ni]: rows g and g + 8 of the m16 block, columns 2t and 2t + 1 of the n8 block.
     if (p.vector_stores) {
       // Through the stage just read (16 KB, free since the barrier above; the next unit's first
-      // k-tile is loading into the other): the tile as rows of 64 outputs, 16-byte chunks
-      // swizzled by row, then to D in 16-byte stores, whole rows of the tile per warp.
-      constexpr int kChunks = kTile * int(sizeof(OutT)) / 16, kPerChunk = 16 / int(sizeof(OutT));
-      unsigned char* out = &smem[stage ^ 1][0][0];
+      // k-tile is loading into the other): the tile's FP32 sums as 64 rows of 256 bytes, whole,
+      // edges included (no bounds); then row by row, each thread the epilogue of 16 bytes of
+      // outputs and one 16-byte store. The 16-byte chunks of row r sit at chunk ^ 2 (r mod 8), so
+      // that neither the float2 writes of 4 rows nor the reads of a row's chunks share banks.
+      float* out = reinterpret_cast<float*>(&smem[stage ^ 1][0][0]);
+      auto staged = [&](int r, int c) { return out + r * kTile + (((c >> 2) ^ ((r & 7) << 1)) << 2) + (c & 3); };
 #pragma unroll
       for (int mi = 0; mi < 2; ++mi)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int r = 32 * wm + 16 * mi + g + 8 * h;
 #pragma unroll
-          for (int ni = 0; ni < kNI; ++ni) {
-            const int c = kWarpN * wn + 8 * ni + 2 * t;
-            if (m0 + r >= p.m || n0 + c >= p.n) continue;  // C and the bias are read inside only
-            const Pair<OutT> v{value(acc[mi][ni][2 * h], m0 + r, n0 + c), value(acc[mi][ni][2 * h + 1], m0 + r, n0 + c + 1)};
-            const int chunk = c / kPerChunk, at = c % kPerChunk;
-            *reinterpret_cast<Pair<OutT>*>(out + r * kChunks * 16 + ((chunk ^ (r & 7)) << 4) + at * int(sizeof(OutT))) = v;
-          }
+          for (int ni = 0; ni < kNI; ++ni)
+            *reinterpret_cast<float2*>(staged(r, kWarpN * wn + 8 * ni + 2 * t)) =
+                make_float2(acc[mi][ni][2 * h], acc[mi][ni][2 * h + 1]);
         }
       __syncthreads();
-      for (int q = int(threadIdx.x); q < kTile * kChunks; q += kThreads) {
-        const int r = q / kChunks, chunk = q % kChunks;
-        const std::int64_t row = m0 + r, col = n0 + chunk * kPerChunk;
-        if (row >= p.m || col >= p.n) continue;
-        const unsigned char* from = out + r * kChunks * 16 + ((chunk ^ (r & 7)) << 4);
-        OutT* to = D + row * p.ldd + col;
-        if (col + kPerChunk <= p.n) {
-          *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+      constexpr int kPerStore = 16 / int(sizeof(OutT)), kStores = kTile / kPerStore;  // per row
+      const int rows_in = inside(p.m - m0), cols_in = inside(p.n - n0);
+      OutT* Dt = D() + m0 * p.ldd + n0;
+#pragma unroll 1
+      for (int q = int(threadIdx.x); q < kTile * kStores; q += kThreads) {
+        const int r = q / kStores, col = q % kStores * kPerStore;
+        if (r >= rows_in || col >= cols_in) continue;
+        float f[kPerStore];
+#pragma unroll
+        for (int e4 = 0; e4 < kPerStore; e4 += 4)
+          *reinterpret_cast<float4*>(f + e4) = *reinterpret_cast<const float4*>(staged(r, col + e4));
+        OutT o[kPerStore];
+        if (plain) {
+#pragma unroll
+          for (int e = 0; e < kPerStore; ++e) o[e] = epi::from_f32<OutT>(sc.alpha * f[e]);
         } else {
-          for (int e = 0; e < p.n - col; ++e) to[e] = reinterpret_cast<const OutT*>(from)[e];
+          // Past D's last column, the last column's C and bias stand in (read, not stored).
+#pragma unroll
+          for (int e = 0; e < kPerStore; ++e) o[e] = value(f[e], m0 + r, n0 + min(col + e, cols_in - 1));
+        }
+        OutT* to = Dt + (r * int(p.ldd) + col);
+        if (col + kPerStore <= cols_in) {
+          store16(to, pack16(o));
+        } else {
+#pragma unroll
+          for (int e = 0; e < kPerStore; ++e)
+            if (col + e < cols_in) to[e] = o[e];
         }
       }
       __syncthreads();  // read out before the stage is loaded again
@@ -253,7 +302,7 @@ __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
           for (int ni = 0; ni < kNI; ++ni) {
             const std::int64_t col = n0 + kWarpN * wn + 8 * ni + 2 * t;
             if (col >= p.n) continue;
-            OutT* d = D + row * p.ldd + col;
+            OutT* d = D() + row * p.ldd + col;
             const OutT v0 = value(acc[mi][ni][2 * h], row, col);
             if (col + 1 < p.n) {
               const OutT v1 = value(acc[mi][ni][2 * h + 1], row, col + 1);
