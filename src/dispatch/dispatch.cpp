@@ -12,6 +12,7 @@
 #include "kernels/library/small.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/tf32.hpp"
+#include "kernels/stream_k_flags.hpp"
 
 namespace gemmlab::detail {
 
@@ -84,15 +85,32 @@ template <class Config, class FromEntry, class Model, class Reject, class Bytes>
 bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Config Choice::*slot,
                    FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not) {
   if (const TableEntry* e = table_entry(ctx, p); e && e->kernel == family_name(family)) {
-    const Config c = from_entry(*e);
-    if (!reject(c)) {
-      out.family = family;
-      out.*slot = c;
-      out.workspace_bytes = bytes(c);
-      out.why = Why::table;
-      out.entry = e;
-      return true;
+    const Config entry_config = from_entry(*e);
+    // Whether a partial last wave gets a stream-K tail depends on the shape's number of tiles, which
+    // an entry does not carry to its neighbours: at the entry's own shape "no tail" and "a tail
+    // where the model finds it gains" often ran the same kernel (no partial wave there), so the
+    // measurement said nothing about the tail. Elsewhere the tail rule decides (FP32 1536^3 on an
+    // H200: 72 tiles for 132 SMs, 70% of cuBLAS without the tail, 111% with it; docs/shapes.md).
+    std::vector<std::pair<Config, bool>> tries;
+    if constexpr (requires { entry_config.stream_k; entry_config.splits; }) {
+      const bool own_shape = e->m == p.m && e->n == p.n && e->k == p.k && e->batch == (p.grouped() ? p.groups : p.batch);
+      if (entry_config.stream_k == 0 && entry_config.splits <= 1 && !own_shape && !p.grouped()) {  // grouped: no tail
+        Config tailed = entry_config;
+        tailed.stream_k = int(TailMode::when_faster);
+        tries.emplace_back(tailed, true);
+      }
     }
+    tries.emplace_back(entry_config, false);
+    for (const auto& [c, tail_here] : tries)
+      if (!reject(c)) {
+        out.family = family;
+        out.*slot = c;
+        out.workspace_bytes = bytes(c);
+        out.why = Why::table;
+        out.entry = e;
+        out.tail_here = tail_here;
+        return true;
+      }
   }
   const Config c = model();
   if (auto why = reject(c)) {
@@ -393,8 +411,9 @@ Plan describe(const Choice& c, const Problem& p) {
                              p.transposed ? " (D column-major: D^T computed)" : "");
   switch (c.why) {
     case Why::table:
-      plan.reason = fmt::format("dispatch table: measured fastest at {} on {}",
-                                shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel);
+      plan.reason = fmt::format("dispatch table: measured fastest at {} on {}{}",
+                                shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel,
+                                c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "");
       break;
     case Why::model:
       plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),

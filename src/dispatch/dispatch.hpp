@@ -52,6 +52,7 @@ struct Choice {
   std::size_t workspace_bytes = 0;
   Why why = Why::model;
   const TableEntry* entry = nullptr;  // Why::table
+  bool tail_here = false;             // Why::table: the entry's "no tail" replaced by the tail rule (choose_family)
   std::string fallback;               // Why::fallback: what the faster families said
 };
 

@@ -2,7 +2,9 @@
 // and model choices on a described device.
 #include <gtest/gtest.h>
 
+#include "api/context_impl.hpp"
 #include "api/problem.hpp"
+#include "dispatch/dispatch.hpp"
 #include "dispatch/table.hpp"
 #include "gemmlab/error.hpp"
 #include "kernels/library/skinny.hpp"
@@ -114,6 +116,37 @@ TEST(DispatchTable, RefusesMalformedFilesWithTheirName) {
             std::string::npos);
   std::string source;
   EXPECT_THROW(load_table_file("/nonexistent/table.json", source), Error);
+}
+
+// A table entry's configuration serves its neighbours, but its "no stream-K tail" only its own
+// shape: elsewhere the number of tiles differs, and the tail rule decides per shape.
+TEST(DispatchTable, EntryWithoutTailLeavesTheTailToTheRuleElsewhere) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  ctx.table = parse_table(kTable, "test");
+  const Problem own = problem(DataType::bf16, DataType::f32, 4096, 4096, 4096);
+  Choice c = choose(ctx, own, std::size_t(1) << 26);
+  ASSERT_EQ(c.why, Why::table);
+  EXPECT_EQ(c.sm90.tile_n, 256);
+  EXPECT_EQ(c.sm90.stream_k, 0);
+  EXPECT_EQ(describe(c, own).reason, "dispatch table: measured fastest at 4096x4096x4096 on sm90.wgmma");
+  const Problem near = problem(DataType::bf16, DataType::f32, 3000, 4096, 4096);
+  c = choose(ctx, near, std::size_t(1) << 26);
+  ASSERT_EQ(c.why, Why::table);
+  EXPECT_EQ(c.sm90.tile_n, 256);  // the entry's tile
+  EXPECT_EQ(c.sm90.stream_k, 1);  // the tail where it gains
+  EXPECT_NE(describe(c, near).reason.find("a stream-K tail where the model finds it gains at this shape"),
+            std::string::npos);
+  // Grouped problems have no tail: the entry's configuration as it is.
+  Problem grouped = problem(DataType::bf16, DataType::bf16, 16000, 4096, 7168);
+  grouped.groups = 8;
+  grouped.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(4) << 40);
+  grouped.b.k_major = true, grouped.b.ld = 7168, grouped.b.stride = 4096 * 7168;
+  grouped.ldd = 4096;
+  c = choose(ctx, grouped, std::size_t(1) << 26);
+  ASSERT_EQ(c.why, Why::table) << describe(c, grouped).reason;
+  EXPECT_EQ(c.sm90.stream_k, 0);
+  EXPECT_FALSE(c.tail_here);
 }
 
 TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
