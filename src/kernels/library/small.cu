@@ -83,6 +83,7 @@ void launch_small(const Problem& p, const LaunchEnv& env) {
   a.pair_stores = rows_aligned(p.d, p.ldd, p.stride_d, p.batch, es, 2 * es);
   a.vector_stores = rows_aligned(p.d, p.ldd, p.stride_d, p.batch, es, 16);
   a.epi = epilogue_params(p);
+  a.plain = !a.epi.beta_ptr && a.epi.beta == 0.0f && a.epi.bias_kind == epi::kNoBias && a.epi.act == epi::kNone;
   const bool f32_out = p.cd == DataType::f32;
   const small::Kernel kernel = p.ab == DataType::bf16 ? small::kernel_bf16(f32_out, p.a.k_major, p.b.k_major)
                                                       : small::kernel_f16(f32_out, p.a.k_major, p.b.k_major);

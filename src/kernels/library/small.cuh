@@ -64,6 +64,10 @@ struct Args {
   std::int64_t ldc = 0, stride_c = 0;
   void* d = nullptr;  // row-major
   std::int64_t ldd = 0, stride_d = 0;
+  // Only alpha scales the sums: no bias, no activation, and beta a host value of 0 (a beta from a
+  // device pointer takes the general epilogue, which reads C only where beta != 0). Decided on the
+  // host: a flag computed in the kernel was re-evaluated at every use (about 50 instructions).
+  int plain = 0;
   int pair_stores = 0;    // two adjacent outputs of a row may be stored as one access
   int vector_stores = 0;  // D's rows (and items) start at 16-byte multiples: 16-byte stores
   epi::Params epi;
@@ -235,8 +239,7 @@ __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
     // Item `item`'s D and C (computed where used: registers are the limit).
     auto D = [&] { return static_cast<OutT*>(p.d) + item * p.stride_d; };
     auto C = [&] { return static_cast<const OutT*>(p.c) + item * p.stride_c; };
-    // Without C, a bias or an activation (the common call) only alpha scales the sums.
-    const bool plain = sc.beta == 0.0f && p.epi.bias_kind == epi::kNoBias && p.epi.act == epi::kNone;
+    const bool plain = p.plain != 0;  // the common call: only alpha scales the sums
     auto value = [&](float sum, std::int64_t row, std::int64_t col) {
       return plain ? epi::from_f32<OutT>(sc.alpha * sum)
                    : epi::finish<OutT>(p.epi, sc, sum, C() + row * p.ldc + col, epi::bias_at<OutT>(p.epi, item, row, col));
