@@ -3,8 +3,9 @@
 // problems. Any m, n, k >= 1 and batch, every layout (each operand read K-major or MN-major as it is
 // stored), broadcast operands, C apart from D or D itself, alpha and beta as values or device
 // pointers, the fused bias and activation. Each operand's pointer, leading dimension and batch
-// stride must be 16-byte multiples (it is copied as it is stored, 16 bytes at a time); not
-// grouped; sm_80 or later. Reproducible: each tile sums its k in one fixed order.
+// stride must be 16-byte multiples (it is copied as it is stored, 16 bytes at a time), and the
+// leading dimensions of A, B and D at most 33554430 elements (offsets inside a tile are 32-bit);
+// not grouped; sm_80 or later. Reproducible: each tile sums its k in one fixed order.
 #pragma once
 
 #include <optional>
