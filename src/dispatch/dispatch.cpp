@@ -91,26 +91,25 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
     // where the model finds it gains" often ran the same kernel (no partial wave there), so the
     // measurement said nothing about the tail. Elsewhere the tail rule decides (FP32 1536^3 on an
     // H200: 72 tiles for 132 SMs, 70% of cuBLAS without the tail, 111% with it; docs/shapes.md).
-    std::vector<std::pair<Config, bool>> tries;
+    auto take = [&](const Config& c, bool tail_here) {
+      if (reject(c)) return false;
+      out.family = family;
+      out.*slot = c;
+      out.workspace_bytes = bytes(c);
+      out.why = Why::table;
+      out.entry = e;
+      out.tail_here = tail_here;
+      return true;
+    };
     if constexpr (requires { entry_config.stream_k; entry_config.splits; }) {
-      const bool own_shape = e->m == p.m && e->n == p.n && e->k == p.k && e->batch == (p.grouped() ? p.groups : p.batch);
-      if (entry_config.stream_k == 0 && entry_config.splits <= 1 && !own_shape && !p.grouped()) {  // grouped: no tail
+      const bool own_shape = e->m == p.m && e->n == p.n && e->k == p.k && e->batch == p.batch;
+      if (!p.grouped() && entry_config.stream_k == 0 && entry_config.splits <= 1 && !own_shape) {  // grouped: no tail
         Config tailed = entry_config;
         tailed.stream_k = int(TailMode::when_faster);
-        tries.emplace_back(tailed, true);
+        if (take(tailed, true)) return true;
       }
     }
-    tries.emplace_back(entry_config, false);
-    for (const auto& [c, tail_here] : tries)
-      if (!reject(c)) {
-        out.family = family;
-        out.*slot = c;
-        out.workspace_bytes = bytes(c);
-        out.why = Why::table;
-        out.entry = e;
-        out.tail_here = tail_here;
-        return true;
-      }
+    if (take(entry_config, false)) return true;
   }
   const Config c = model();
   if (auto why = reject(c)) {
