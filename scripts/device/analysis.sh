@@ -10,7 +10,7 @@
 #   occupancy_*.txt      "model agrees with cudaOccupancyMaxActiveBlocksPerMultiprocessor" in each
 #   occupancy_offline_*  the --gpu h100 model from cuobjdump: same registers and blocks as the device table
 #   profile_*.txt        seed 000 Table 1 per kernel/block/size; the FLOP count ~ 1.00 x 2MNK
-#   ncu_raw_naive.csv    a real 'ncu --csv --page raw' capture: replace tests/cpu/fixtures/ncu_raw_naive.csv
+#   ncu_raw_naive.csv    a real 'ncu --csv --page raw' capture: replace tests/fixtures/analysis/ncu_raw_naive.csv
 #                        with it if the fixture's metric set differs (then re-run the CPU tests)
 set -uo pipefail
 cd "$(dirname "$0")/../.."

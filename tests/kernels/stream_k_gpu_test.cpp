@@ -5,7 +5,7 @@
 // parameter combination of every kernel that has a "stream_k" parameter (2 forces the tail).
 #include <fmt/format.h>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <string>
 
-#include "cpu/cli_runner.hpp"
-#include "gpu_test.hpp"
+#include "support/cli_runner.hpp"
+#include "support/gpu_test.hpp"
 #include "results/record.hpp"
 
 using namespace gemmlab;

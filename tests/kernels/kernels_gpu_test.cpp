@@ -2,7 +2,7 @@
 // against the float64 reference, with C poisoned before the run.
 #include <fmt/format.h>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 

@@ -21,7 +21,7 @@
 #include "core/error.hpp"
 #include "dispatch/dispatch.hpp"
 #include "gemmlab/gemmlab.hpp"
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "reference/api_reference.hpp"
 
 namespace gemmlab::apitest {

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "core/device.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 
 using gemmlab::testing::CliOutcome;

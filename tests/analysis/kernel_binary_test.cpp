@@ -14,7 +14,7 @@ using namespace gemmlab;
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream f(std::string(GEMMLAB_SOURCE_DIR) + "/tests/cpu/fixtures/" + name);
+  std::ifstream f(std::string(GEMMLAB_SOURCE_DIR) + "/tests/fixtures/analysis/" + name);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();

@@ -7,7 +7,7 @@
 
 #include <sys/wait.h>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 #include "results/record.hpp"

@@ -1,4 +1,4 @@
-// Parsing Nsight Compute's CSV (recorded fixtures in tests/cpu/fixtures, see the README there)
+// Parsing Nsight Compute's CSV (recorded fixtures in tests/fixtures/analysis, see the README there)
 // and deriving seed 000's Table 1 from it; malformed input fails with a clear Error.
 #include <fstream>
 #include <sstream>
@@ -13,7 +13,7 @@ using namespace gemmlab;
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream f(std::string(GEMMLAB_SOURCE_DIR) + "/tests/cpu/fixtures/" + name);
+  std::ifstream f(std::string(GEMMLAB_SOURCE_DIR) + "/tests/fixtures/analysis/" + name);
   EXPECT_TRUE(f.good()) << name;
   std::stringstream ss;
   ss << f.rdbuf();

@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-#include "api_support.hpp"
+#include "api/api_support.hpp"
 #include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;

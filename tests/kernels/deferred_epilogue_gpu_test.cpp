@@ -6,7 +6,7 @@
 // has its own test).
 #include <fmt/format.h>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/npy.hpp"
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 #include "reference/cpu_gemm.hpp"

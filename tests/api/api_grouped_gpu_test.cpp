@@ -2,7 +2,7 @@
 // (they must keep the poison), every layout of A and B, padded leading dimensions, gaps between
 // the groups' B, alpha/beta, C = D and the epilogue with a per-column bias per group, through
 // gemm() and every kernel choice dispatch offers, against the float64 reference.
-#include "api_support.hpp"
+#include "api/api_support.hpp"
 
 using namespace gemmlab;
 using namespace gemmlab::apitest;

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "kernels/registry.hpp"
 #include "studies/study.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 using namespace gemmlab;
 

@@ -16,7 +16,7 @@
 #include "core/device.hpp"
 #include "results/record.hpp"
 #include "support/fixtures.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 namespace fs = std::filesystem;
 

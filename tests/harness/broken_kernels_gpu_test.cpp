@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "broken_kernels.hpp"
-#include "gpu_test.hpp"
+#include "harness/broken_kernels.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 

@@ -2,7 +2,7 @@
 // the seeds' printed code, as faithfully as keeps the test process safe (no access may fault the
 // GPU: a fault would end every test that follows). Reads and writes outside the matrices that
 // the seeds' code makes are clamped or guarded here; the wrong *values* it produces are kept.
-#include "broken_kernels.hpp"
+#include "harness/broken_kernels.hpp"
 
 #include <functional>
 #include <string>

@@ -13,7 +13,7 @@
 #include "analysis/process.hpp"
 #include "analysis/profiling.hpp"
 #include "core/error.hpp"
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "kernels/registry.hpp"
 
 using namespace gemmlab;

@@ -17,7 +17,7 @@
 #include "analysis/kernel_binary.hpp"
 #include "core/device.hpp"
 #include "kernels/registry.hpp"
-#include "cli_runner.hpp"
+#include "support/cli_runner.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +29,7 @@ namespace {
 
 
 std::string fixture_path(const std::string& name) {
-  return std::string(GEMMLAB_SOURCE_DIR) + "/tests/cpu/fixtures/" + name;
+  return std::string(GEMMLAB_SOURCE_DIR) + "/tests/fixtures/analysis/" + name;
 }
 
 // A temporary directory with executable stand-ins for NVIDIA's tools.

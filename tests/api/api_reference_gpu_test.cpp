@@ -9,7 +9,7 @@
 
 #include <cublas_v2.h>
 
-#include "api_support.hpp"
+#include "api/api_support.hpp"
 #include "core/fill.hpp"
 #include "core/half.hpp"
 #include "reference/device_reference.hpp"

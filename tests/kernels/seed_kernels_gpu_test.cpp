@@ -3,7 +3,7 @@
 // The generic kernels_test.cpp covers awkward shapes; this covers what the studies will time.
 #include <fmt/format.h>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "harness/run.hpp"
 #include "kernels/registry.hpp"
 

@@ -2,7 +2,7 @@
 // returns are complete (one per grid cell plus cuBLAS per size) and every one verified.
 #include <sstream>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "studies/study.hpp"
 
 using namespace gemmlab;

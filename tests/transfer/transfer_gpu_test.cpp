@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "gpu_test.hpp"
+#include "support/gpu_test.hpp"
 #include "kernels/registry.hpp"
 #include "studies/study.hpp"
 #include "transfer/link.hpp"

@@ -3,7 +3,7 @@
 // with its own stream and its own context (on two GPUs where there are two) or Workspace.
 #include <thread>
 
-#include "api_support.hpp"
+#include "api/api_support.hpp"
 
 using namespace gemmlab;
 using namespace gemmlab::apitest;
