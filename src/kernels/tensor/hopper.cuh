@@ -459,18 +459,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   int it = 0;
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
-  int produced = 0;
+  // It walks the same schedule with counters (the next k-tile p_kt of the p_unit-th unit, whose tile
+  // it works out once): this code runs between its warpgroup's wgmmas, which wait for it, and the
+  // divisions that found the unit and k-tile of every copy from one running count made step 3 3 to
+  // 13% slower (docs/kernels/tensor-ladder.md, step 3).
+  int produced = 0, p_unit = 0, p_kt = 0;
+  TilePos p_tile{};
   UnitWalker<Cfg> producer_walker = walker;
   auto produce_ahead = [&](int upto) {
     if constexpr (!Cfg::kWarpSpecialized) {
       if (threadIdx.x == 0) {
-        // Walk the same schedule: produced counts k-tiles across units.
         while (produced < upto) {
-          const int unit_index = produced / k_tiles, kt = produced % k_tiles;
-          const int u = first_unit + unit_index * unit_step;
+          const int u = first_unit + p_unit * unit_step;
           if (u >= units) break;
-          produce(produced, producer_walker.at(u), kt);
+          if (p_kt == 0) p_tile = producer_walker.at(u);
+          produce(produced, p_tile, p_kt);
           ++produced;
+          if (++p_kt == k_tiles) p_kt = 0, ++p_unit;
         }
       }
       __syncwarp();
