@@ -460,9 +460,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   int pending_flag = -1;  // stream-K: a published slot whose flag is not raised yet
   // Without a producer warpgroup, thread 0 keeps the pipeline S - 1 k-tiles ahead of its own reads.
   // It walks the same schedule with counters (the next k-tile p_kt of the p_unit-th unit, whose tile
-  // it works out once): this code runs between its warpgroup's wgmmas, which wait for it, and the
-  // divisions that found the unit and k-tile of every copy from one running count made step 3 3 to
-  // 13% slower (docs/kernels/tensor-ladder.md, step 3).
+  // it works out once): this code runs between its warpgroup's wgmmas, which wait for it, and
+  // dividing one running count to find the unit and k-tile of every copy held them up
+  // (docs/kernels/tensor-ladder.md, step 3).
   int produced = 0, p_unit = 0, p_kt = 0;
   TilePos p_tile{};
   UnitWalker<Cfg> producer_walker = walker;
