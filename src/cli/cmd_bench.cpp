@@ -72,6 +72,7 @@ struct Row {
   std::string check;
   std::string plan;
   bool cold = false;  // timed with the L2 flushed (memory-bound)
+  bool held = false;  // the timed runs were enqueued behind a hold (harness/hold.hpp)
   double ratio() const { return ms > 0 ? anchor_ms / ms : 0; }
   std::string precision() const { return name.substr(0, name.find(' ')); }  // names start with it
   // The time of the fewest bytes at the DRAM roof (copy bandwidth in GB/s, read + write).
@@ -84,8 +85,9 @@ class Bench {
     std::cout << fmt::format("gemmlab bench on {} ({} SMs, {} MHz max SM clock), library dispatch table: {}\n",
                              lab_.device().name, lab_.device().sm_count, lab_.device().clock_khz / 1000,
                              lab_.library().table_source());
-    std::cout << fmt::format("each case: {} timed runs of gemmlab and of its anchor, alternating, after 3 warm-ups; "
-                             "medians; both results checked against float64\n\n",
+    std::cout << fmt::format("each case: {} timed runs of gemmlab and of its anchor, alternating, after 3 warm-ups, "
+                             "enqueued behind a hold so that they reach the GPU back to back; medians; both results "
+                             "checked against float64\n\n",
                              o.iters);
   }
 
@@ -199,6 +201,7 @@ class Bench {
     const std::vector<Timing> t = time_interleaved(lab_, plan, {ours, anchor}, {{}, {}});
     r.ms = t[0].ms.median, r.p10 = t[0].ms.p10, r.p90 = t[0].ms.p90;
     r.anchor_ms = t[1].ms.median;
+    r.held = t[0].held;
   }
 
   Row add(const Row& r) {
@@ -422,7 +425,7 @@ void bench(const BenchOptions& o) {
                          {"p90_ms", r.p90}, {"anchor", r.anchor}, {"anchor_median_ms", r.anchor_ms},
                          {"ratio_to_anchor", r.ratio()}, {"flops", r.flops}, {"min_bytes", r.bytes},
                          {"passed", r.passed}, {"anchor_passed", r.anchor_passed}, {"timing_order", "interleaved"},
-                         {"l2_flushed", r.cold}});
+                         {"timing_held", r.held}, {"l2_flushed", r.cold}});
     nlohmann::json ctx = run_context(b.lab().device(), command_line());
     if (copy_gbs > 0) ctx["copy_bandwidth_gbs"] = copy_gbs;
     write_json_file(o.json, ctx, records);

@@ -75,6 +75,9 @@ void print_run(const RunResult& r) {
   if (r.kernel.timing && r.kernel.timing->capped)
     std::cout << fmt::format("note: {} timed runs instead of {} (--max-seconds {})\n", r.kernel.timing->iters,
                              r.spec.timing.iters, r.spec.timing.max_seconds);
+  if (r.kernel.timing && r.spec.timing.hold && !r.kernel.timing->held)
+    std::cout << "note: a hold gave up (a run waited for the stream?): the runs were timed again, each as the host "
+                 "enqueued it, so short ones include the host's launch work\n";
   auto detail = [&](const KernelRun& k) {
     if (!k.first.checked) return;
     const Verification& v = k.first;

@@ -1,5 +1,8 @@
 #include "harness/lab.hpp"
 
+#include <cstdlib>
+#include <string_view>
+
 #include "core/error.hpp"
 #include "gemmlab/context.hpp"
 
@@ -27,6 +30,21 @@ ExecContext Lab::context(void* workspace, std::size_t workspace_bytes) const {
 void Lab::flush_l2() {
   if (!flush_.get()) flush_ = DeviceBuffer(std::size_t(device_.l2_bytes) * 2);
   GEMMLAB_CUDA(cudaMemsetAsync(flush_.get(), ++flush_value_, flush_.bytes(), stream_));
+}
+
+StreamHold* Lab::hold() {
+  if (holds_off_) return nullptr;
+  if (!hold_) {
+    // A tool's injection library (ncu and compute-sanitizer load theirs through this variable).
+    const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+    const char* blocking = std::getenv("CUDA_LAUNCH_BLOCKING");
+    if ((injected && *injected) || (blocking && std::string_view(blocking) == "1")) {
+      holds_off_ = true;
+      return nullptr;
+    }
+    hold_ = std::make_unique<StreamHold>();
+  }
+  return hold_.get();
 }
 
 std::size_t Lab::free_memory() const {

@@ -1,5 +1,6 @@
 // A Lab is one measurement session on one GPU: the stream, the cuBLAS handle, the buffer that
-// flushes L2 between timed runs, and the description of the device. Every command that touches
+// flushes L2 between timed runs, the hold timed runs are enqueued behind, and the description of
+// the device. Every command that touches
 // the GPU opens one Lab and runs everything through it.
 #pragma once
 
@@ -10,6 +11,7 @@
 
 #include "core/buffer.hpp"
 #include "core/device.hpp"
+#include "harness/hold.hpp"
 #include "kernels/kernel.hpp"
 
 namespace gemmlab {
@@ -30,6 +32,12 @@ class Lab {
 
   // Enqueue a write over a buffer twice the size of L2, evicting A, B and C from it.
   void flush_l2();
+  // The hold the timed runs are enqueued behind (harness/hold.hpp), made on first use; null where
+  // holds are off: under a tool that serialises launches (ncu, compute-sanitizer: a launch returns
+  // only when its kernel has run, so the hold could never be released in time), with
+  // CUDA_LAUNCH_BLOCKING=1, or after a hold of this Lab gave up once.
+  StreamHold* hold();
+  void holds_failed() { holds_off_ = true; }
   std::size_t free_memory() const;  // bytes free on the device now
 
  private:
@@ -38,6 +46,8 @@ class Lab {
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   DeviceBuffer flush_;
+  std::unique_ptr<StreamHold> hold_;
+  bool holds_off_ = false;
   unsigned char flush_value_ = 0;
 };
 

@@ -1,4 +1,6 @@
-// Timing on the GPU: every run between its own pair of CUDA events, after warm-up.
+// Timing on the GPU: every run between its own pair of CUDA events, after warm-up; the timed runs
+// enqueued behind a hold (harness/hold.hpp), so that they reach the GPU back to back and their
+// events measure the GPU rather than the host's launch work.
 #pragma once
 
 #include <functional>
@@ -17,13 +19,23 @@ struct TimingPlan {
   // Time a kernel and its cuBLAS baseline alternately, run by run, instead of one after the other,
   // so that both medians come from the same stretch of clocks, power and temperature.
   bool interleave = false;
+  // Enqueue the timed runs behind a hold, in chunks of kHoldChunk runs. Where a hold gives up (a
+  // run that waits for the stream, a launch queue that fills), the runs are timed again without,
+  // and the Lab holds no more (Lab::hold says where else it does not).
+  bool hold = true;
 };
+
+// Enqueueing a chunk takes the host well under a millisecond a run; a hold still waiting after
+// kHoldTimeoutMs has been forgotten.
+inline constexpr int kHoldChunk = 32;
+inline constexpr double kHoldTimeoutMs = 100;
 
 struct Timing {
   Stats ms;                  // per-run times in milliseconds
   std::vector<double> samples;
   int iters = 0;             // runs actually timed
   bool capped = false;       // fewer than asked, because of max_seconds
+  bool held = false;         // the runs were enqueued behind a hold (TimingPlan::hold)
 };
 
 // `prepare` runs before every run outside the events (e.g. restoring C when beta != 0).

@@ -96,6 +96,7 @@ nlohmann::json to_json(const RunResult& r) {
   j["model_cgma"] = r.traffic.cgma();
   if (r.kernel.timing) {
     j["iters"] = r.kernel.timing->iters;
+    j["timing_held"] = r.kernel.timing->held;
     put_stats(j, "time", r.kernel.timing->ms);
     j["gflops"] = r.gflops();
     j["samples_ms"] = r.kernel.timing->samples;
