@@ -81,10 +81,18 @@ const TableEntry* table_entry(const ContextImpl& ctx, const Problem& p) {
 // `model` gives the model's, `reject` says why a configuration cannot run (nothing when it can),
 // `bytes` the workspace it takes. Returns false, with the family's refusal in `why_not`, when even
 // the model's configuration cannot run.
-template <class Config, class FromEntry, class Model, class Reject, class Bytes>
+// `transfers(config, entry)` says whether an entry's configuration measured at the entry's shape
+// still holds at p's (a family without such a check passes one that always says yes).
+template <class Config, class FromEntry, class Model, class Reject, class Bytes, class Transfers>
 bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Config Choice::*slot,
-                   FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not) {
-  if (const TableEntry* e = table_entry(ctx, p); e && e->kernel == family_name(family)) {
+                   FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not,
+                   Transfers transfers) {
+  const TableEntry* e = table_entry(ctx, p);
+  if (e && e->kernel == family_name(family) && !transfers(from_entry(*e), *e)) {
+    out.entry_refused = e;
+    e = nullptr;
+  }
+  if (e && e->kernel == family_name(family)) {
     const Config entry_config = from_entry(*e);
     // Whether a partial last wave gets a stream-K tail depends on the shape's number of tiles, which
     // an entry does not carry to its neighbours: at the entry's own shape "no tail" and "a tail
@@ -123,13 +131,24 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
   return true;
 }
 
+// An entry's tile measured at its own shape says little where the same tile fills the GPU's waves
+// far worse: the H100's 1024^3 entry, 128 x 64 tiles (128 of them, one wave on 132 SMs), takes 136
+// tiles at 1023 x 1025 x 1027, a second wave of 4, and measured 15 points of cuBLAS slower there
+// than the model's 128 x 128. Below three quarters of the entry's wave fill, the model decides.
+constexpr double kWaveFillKept = 0.75;
+
 bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
+  auto transfers = [&](const Sm90Config& c, const TableEntry& e) {
+    Problem at_entry = p;
+    at_entry.m = e.m, at_entry.n = e.n, at_entry.k = e.k, at_entry.batch = e.batch;
+    return sm90_wave_fill(p, c, dev) >= kWaveFillKept * sm90_wave_fill(at_entry, c, dev);
+  };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, sm90_from,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
       [&](const Sm90Config& c) { return sm90_reject(p, c, dev, ws); },
-      [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not);
+      [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not, transfers);
 }
 
 bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -138,7 +157,8 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       ctx, p, Family::sm90_tf32, &Choice::tf32, tf32_from,
       [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
-      [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not);
+      [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not,
+      [](const auto&, const TableEntry&) { return true; });
 }
 
 bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -146,7 +166,8 @@ bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Cho
   return choose_family(
       ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
-      [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not);
+      [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not,
+      [](const auto&, const TableEntry&) { return true; });
 }
 
 bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -154,7 +175,8 @@ bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws
   return choose_family(
       ctx, p, Family::skinny_simt, &Choice::skinny, skinny_from, [&] { return skinny_simt_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_simt_reject(p, c, dev, ws); },
-      [&](const SkinnyConfig&) { return skinny_simt_workspace_bytes(p); }, out, why_not);
+      [&](const SkinnyConfig&) { return skinny_simt_workspace_bytes(p); }, out, why_not,
+      [](const auto&, const TableEntry&) { return true; });
 }
 
 // The small-tile kernel has no parameters to choose: it runs p, or says why not.
@@ -182,7 +204,8 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
         // dropped at launch).
         return simt_workspace_reject(p, c, dev, ws);
       },
-      [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not);
+      [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not,
+      [](const auto&, const TableEntry&) { return true; });
 }
 
 // What the model's choice says in words.
@@ -192,6 +215,8 @@ std::string model_words(const Choice& c, const Problem& p) {
       if (c.sm90.splits > 1)
         return fmt::format("split-K in {} slices: few tiles and a long K (partial sums added in a second pass)",
                            c.sm90.splits);
+      if (c.sm90.tile_n == 64)
+        return p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle";
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
                                    : "128x256 tiles";
@@ -415,8 +440,14 @@ Plan describe(const Choice& c, const Problem& p) {
                                 c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "");
       break;
     case Why::model:
-      plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
-                                shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
+      if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))
+        plan.reason = fmt::format("model: {} (the table's entry at {} would fill the GPU's waves far less here)",
+                                  model_words(c, p),
+                                  shape_text(c.entry_refused->m, c.entry_refused->n, c.entry_refused->k,
+                                             c.entry_refused->batch));
+      else
+        plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
+                                  shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
       break;
     case Why::batch_invariant:
       plan.reason = "batch-invariant: one configuration for every m, whole tiles, no split of K";

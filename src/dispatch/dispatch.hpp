@@ -53,6 +53,7 @@ struct Choice {
   Why why = Why::model;
   const TableEntry* entry = nullptr;  // Why::table
   bool tail_here = false;             // Why::table: the entry's "no tail" replaced by the tail rule (choose_family)
+  const TableEntry* entry_refused = nullptr;  // Why::model: the nearby entry whose configuration would not transfer
   std::string fallback;               // Why::fallback: what the faster families said
 };
 

@@ -48,7 +48,7 @@ DeviceState h100() {
   s.props.name = "NVIDIA H100 80GB HBM3";
   s.props.sm_count = 132;
   s.cc = 90;
-  s.sm90_resident = {132, 66, 132};
+  s.sm90_resident = {132, 66, 132, 132};
   s.tf32_resident = {132, 66};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
@@ -149,6 +149,31 @@ TEST(DispatchTable, EntryWithoutTailLeavesTheTailToTheRuleElsewhere) {
   EXPECT_FALSE(c.tail_here);
 }
 
+// An entry's tile serves a neighbour only where it fills the GPU's waves nearly as well as at the
+// entry's own shape: 128 x 64 tiles make one wave of 128 tiles at 1024^3 on 132 SMs, but 136 at
+// 1023 x 1025 x 1027 (a second wave of 4): the model decides there.
+TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "bf16.bf16", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm90.wgmma",
+     "config": {"tile_m": 128, "tile_n": 64, "cluster": 1, "stream_k": 0}}]})",
+                          "test");
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem near = problem(DataType::bf16, DataType::bf16, 1000, 1000, 1000);  // 128 tiles as well
+  Choice c = choose(ctx, near, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, near).reason;
+  EXPECT_EQ(c.sm90.tile_n, 64);
+  const Problem odd = problem(DataType::bf16, DataType::bf16, 1023, 1025, 1027);
+  EXPECT_NEAR(sm90_wave_fill(odd, c.sm90, ctx.device), 136.0 / 264.0, 1e-12);
+  c = choose(ctx, odd, ws);
+  ASSERT_EQ(c.why, Why::model);
+  EXPECT_EQ(c.sm90.tile_n, 128);  // 72 tiles of 128 x 128
+  EXPECT_EQ(describe(c, odd).reason,
+            "model: 128x128 tiles: fewer 128x256 tiles than SMs (the table's entry at 1024x1024x1024 would fill the "
+            "GPU's waves far less here)");
+}
+
 TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   const DeviceState dev = h100();
   // 4096^3: 512 tiles of 128 x 256, 3.9 waves: 128 x 256 alone, with the tail model on.
@@ -161,8 +186,16 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 2);
   big.act = Activation::gelu_tanh;
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 1);
-  // 1024^2: 32 tiles of 128 x 256 for 132 SMs: 128 x 128.
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, 0, false).tile_n, 128);
+  // 1536^2: 72 tiles of 128 x 256 for 132 SMs: 128 x 128 (144 of them). 1024^2: 64 tiles of
+  // 128 x 128 would leave half the SMs idle: 128 x 64 (128 tiles). n <= 64: 128 x 64 whatever m.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1536, 1536, 1536), dev, 0, false).tile_n, 128);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, 0, false).tile_n, 64);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 16384, 64, 4096), dev, 0, false).tile_n, 64);
+  // Grouped launches have no 128 x 64 instantiation: 128 x 128.
+  Problem few_groups = problem(DataType::bf16, DataType::bf16, 1024, 1024, 1024);
+  few_groups.groups = 4;
+  few_groups.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(4) << 40);
+  EXPECT_EQ(sm90_model_choice(few_groups, dev, 0, false).tile_n, 128);
   // Batch invariant: one configuration, no tail, whatever m.
   for (std::int64_t m : {1, 100, 4096, 100000}) {
     const Sm90Config b = sm90_model_choice(problem(DataType::bf16, DataType::f32, m, 4096, 4096), dev, 1 << 26, true);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <iterator>
 #include <string>
 
 #include <cuda_runtime.h>
@@ -32,9 +33,10 @@ constexpr int kBK = 64;
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The tile configurations, as indexed in DeviceState::sm90_resident.
-constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 128, 1}};
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 128, 1}, {128, 64, 1}};
+constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kTileCount; ++i)
     if (kTiles[i].tile_m == c.tile_m && kTiles[i].tile_n == c.tile_n && kTiles[i].cluster == c.cluster) return i;
   return -1;
 }
@@ -116,7 +118,7 @@ Sm90Plan make_plan(const Problem& p, const Sm90Config& c, const DeviceState& sta
 }  // namespace
 
 void prepare_sm90(DeviceState& state) {
-  state.sm90_resident.assign(3, 0);
+  state.sm90_resident.assign(std::size_t(kTileCount), 0);
   if (state.cc != 90) return;
   for (const std::vector<Sm90Entry>* table : all_tables())
     for (const Sm90Entry& e : *table)
@@ -125,7 +127,7 @@ void prepare_sm90(DeviceState& state) {
   // budget (launch bounds), so one of them stands for all.
   const std::vector<const std::vector<Sm90Entry>*> tables = all_tables();
   if (tables.empty()) return;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < kTileCount; ++i)
     for (const Sm90Entry& e : *tables.front())
       if (e.tile_m == kTiles[i].tile_m && e.tile_n == kTiles[i].tile_n && e.cluster == kTiles[i].cluster) {
         state.sm90_resident[std::size_t(i)] =
@@ -234,33 +236,52 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
   return Sm90LaunchShape{e->kernel, e->threads, e->smem_bytes, plan.grid_ctas};
 }
 
+double sm90_wave_fill(const Problem& p, const Sm90Config& c, const DeviceState& state) {
+  if (p.grouped() || c.splits > 1) return 1.0;  // the GPU's offsets decide; slices fill by design
+  const int idx = tile_index(c);
+  const std::int64_t resident = std::max<std::int64_t>(
+      1, idx >= 0 && std::size_t(idx) < state.sm90_resident.size() && state.sm90_resident[std::size_t(idx)] > 0
+             ? state.sm90_resident[std::size_t(idx)]
+             : state.props.sm_count / std::max(1, c.cluster));
+  const std::int64_t units = unit_count(p, c);
+  return double(units) / double(cdiv(units, resident) * resident);
+}
+
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant) {
   Sm90Config c;  // 128 x 256, alone, whole tiles
   if (batch_invariant) return c;  // one configuration whatever the shape: rows of D independent of m
   const int sms = std::max(1, state.props.sm_count);
   const double rows = double(p.grouped() ? cdiv(p.m, 128) + p.groups / 2 : cdiv(p.m, 128) * p.batch);
-  const double waves256 = rows * double(cdiv(p.n, 256)) / sms;
+  const double waves256 = rows * double(cdiv(p.n, 256)) / sms, waves128 = rows * double(cdiv(p.n, 128)) / sms;
   // 128 x 256 tiles unless they leave SMs idle. Clusters of 2 only from 8 waves on: below that,
   // clusters of 1 measured equal or faster on the H100, most at short K (docs/kernels/tensor-ladder.md,
   // "Clusters of 1 below 8 waves").
   // And 128 x 128 wherever n <= 128: a 256-wide tile would multiply zeros over half its width or
   // more (a batch of small problems, say).
   if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
+  // 128 x 64 where n <= 64, for the same reason, and where 128 x 128 tiles would leave half the SMs
+  // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
+  // the grouped kernel has no 128 x 64 instantiation.
+  const bool narrow = !p.grouped() && (p.n <= 64 || 2 * waves128 <= 1);
+  if (narrow) c.tile_n = 64;
   // (Pairs have no fused epilogue: sm90_impl.cuh.)
   if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
-  // Split-K where 128 x 128 tiles fill at most half the GPU and K is long against m x n
-  // (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The stream-K tail
-  // shares out such a launch too, but its owner adds every helper's partial tile alone; split-K's
-  // second pass spreads the adding over the GPU.
+  // Split-K where 128 x 128 tiles (128 x 64 for n <= 64) fill at most half the GPU and K is long
+  // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
+  // stream-K tail shares out such a launch too, but its owner adds every helper's partial tile
+  // alone; split-K's second pass spreads the adding over the GPU.
   {
     constexpr std::int64_t kMinSliceTiles = 8;
-    const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, 128);
-    const std::int64_t resident = state.sm90_resident.size() > 2 && state.sm90_resident[2] > 0 ? state.sm90_resident[2] : sms;
+    const int width = !p.grouped() && p.n <= 64 ? 64 : 128, index = width == 64 ? 3 : 2;
+    const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, width);
+    const std::int64_t resident = state.sm90_resident.size() > std::size_t(index) && state.sm90_resident[std::size_t(index)] > 0
+                                      ? state.sm90_resident[std::size_t(index)]
+                                      : sms;
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
     if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2) {
-      c.tile_n = 128, c.cluster = 1, c.stream_k = 0;
+      c.tile_n = width, c.cluster = 1, c.stream_k = 0;
       c.splits = int(splits);
     }
   }

@@ -42,12 +42,18 @@ struct Sm90LaunchShape {
 };
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state);
 
-// The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128), clusters
-// of 2 from 8 waves of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
+// The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, or 128 x 64
+// where 128 x 128 tiles would leave half of them idle, and for n <= 64), clusters of 2 from 8 waves
+// of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
 // workspace holds it); split-K for a few tiles with a long K. batch_invariant: one configuration
 // for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
+
+// How full configuration c keeps the GPU's waves on p: its units (a cluster's tiles) over the
+// resident slots of the waves they take, 1 for whole waves (1023 x 1025 x 1027 in 128 x 64 tiles:
+// 136 units on 132 slots, 0.52). Grouped and split-K launches count as full.
+double sm90_wave_fill(const Problem& p, const Sm90Config& c, const DeviceState& state);
 
 // The configurations a tuner tries.
 std::vector<Sm90Config> sm90_configs();

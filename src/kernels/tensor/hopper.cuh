@@ -2,11 +2,12 @@
 // BF16/FP16 kernel.
 //
 // Levels: a CTA computes a BM x BN tile of D (128 x 256 by default; 256 x 128 and 128 x 128 in
-// step 7); each of its two *consumer* warpgroups (4 warps, 128 threads) owns BM / 2 rows and
-// issues wgmma.m64nBNk16 for each 64 of them, which reads A and B straight from shared memory and
-// accumulates 64 x BN FP32 values in registers (128 per thread whatever the tile). Tiles reach
-// shared memory by TMA (cp.async.bulk.tensor): one thread describes a whole box, the copy engine
-// moves it, swizzled for conflict-free reads, and counts the bytes on an mbarrier.
+// step 7; 128 x 64 in the library); each of its two *consumer* warpgroups (4 warps, 128 threads)
+// owns BM / 2 rows and issues wgmma.m64nBNk16 for each 64 of them, which reads A and B straight
+// from shared memory and accumulates 64 x BN FP32 values in registers (BN / 2 per thread and
+// 64-row block). Tiles reach shared memory by TMA (cp.async.bulk.tensor): one thread describes a
+// whole box, the copy engine moves it, swizzled for conflict-free reads, and counts the bytes on an
+// mbarrier.
 //
 // Pipeline: STAGES slots, each with a "full" mbarrier (TMA bytes landed) and an "empty" one
 // (consumers finished reading). The producer waits for empty, arms full with the byte count and
@@ -110,19 +111,20 @@ struct HopperConfig {
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one box of 64 columns (N-major) or rows (K-major)
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
   // The TMA epilogue stores a warpgroup's tile as EPI_BOXES boxes of 64 rows x 128 bytes (BOX_COLS
-  // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh).
+  // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh); of one where the
+  // tile is one box (128 x 64 with 16-bit D).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
   static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
-  using Ring = StoreRing<2, 1, EPI_BOXES>;
+  using Ring = StoreRing<(EPI_BOXES < 2 ? EPI_BOXES : 2), 1, EPI_BOXES>;
   // The deferred epilogue: the last DEFER_BOXES boxes of a tile wait in registers (16 per box and
   // thread) and leave during the next tile's main loop, one every few k-tiles, while its wgmmas run.
   // Four boxes (64 registers) are half the tile with FP32 D and all of it with 16-bit D; more would
   // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 D keep three: four spill there;
   // so do pairs of 128 x 256 tiles with FP32 D since the batch item became a coordinate of the
   // stores (4 bytes spilled with four).
-  // 128 x 128 tiles keep none: they serve shapes with one or two tiles per CTA, where there is
-  // little to hide, and measured 2 to 5% slower with it (1000^3 to 2048^3).
-  static constexpr int DEFER_MAX = (BM == 128 && BN == 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
+  // 128 x 128 and 128 x 64 tiles keep none: they serve shapes with one or two tiles per CTA, where
+  // there is little to hide, and 128 x 128 measured 2 to 5% slower with it (1000^3 to 2048^3).
+  static constexpr int DEFER_MAX = (BM == 128 && BN <= 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
   // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
@@ -131,8 +133,9 @@ struct HopperConfig {
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
   static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
-  static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for n = 128 and 256");
-  static_assert(BM == 128 || (BM == 256 && BN == 128), "128 accumulators per thread at most: 128 x 256, 256 x 128 or 128 x 128");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for n = 64, 128 and 256");
+  static_assert(BM == 128 || (BM == 256 && BN == 128),
+                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128 or 128 x 64");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128");
   static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
@@ -167,10 +170,12 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::ui
   constexpr int TA = Cfg::kAKMajor ? 0 : 1, TB = Cfg::kBKMajor ? 0 : 1;
   if constexpr (Cfg::kPrecision == Precision::bf16) {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16<TA, TB>(d, da, db, scale_d);
-    else wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n64k16_bf16<TA, TB>(d, da, db, scale_d);
   } else {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16<TA, TB>(d, da, db, scale_d);
-    else wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n64k16_f16<TA, TB>(d, da, db, scale_d);
   }
 }
 

@@ -248,7 +248,7 @@ detail::DeviceState approximate_state() {
   detail::DeviceState s;
   s.props.sm_count = current_sm_count();
   s.cc = 90;
-  s.sm90_resident = {s.props.sm_count, s.props.sm_count / 2, s.props.sm_count};
+  s.sm90_resident = {s.props.sm_count, s.props.sm_count / 2, s.props.sm_count, s.props.sm_count};
   return s;
 }
 
