@@ -62,9 +62,16 @@ void TimingOptions::add_to(CLI::App& app) {
   app.add_option("--max-seconds", max_seconds, "cap on the timed time per kernel: slow kernels get fewer runs (>= 3)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--cold", cold, "flush L2 before every timed run (default: hot L2)");
+  app.add_flag("--no-hold", no_hold,
+               "enqueue each timed run as the host reaches it, not behind a hold: short runs then also time the "
+               "host's work of launching them");
 }
 
-TimingPlan TimingOptions::resolve() const { return TimingPlan{warmup, iters, max_seconds, cold}; }
+TimingPlan TimingOptions::resolve() const {
+  TimingPlan plan{warmup, iters, max_seconds, cold};
+  plan.hold = !no_hold;
+  return plan;
+}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;

@@ -31,6 +31,7 @@ struct TimingOptions {
   int warmup = 3, iters = 100;
   double max_seconds = 5.0;
   bool cold = false;
+  bool no_hold = false;  // TimingPlan::hold off
   void add_to(CLI::App& app);
   TimingPlan resolve() const;
 };

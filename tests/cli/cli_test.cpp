@@ -37,6 +37,7 @@ TEST(Cli, HelpAndMissingSubcommand) {
   const CliOutcome run_help = run_cli("help run");
   EXPECT_EQ(run_help.status, 0);
   EXPECT_NE(run_help.output.find("--kernel"), std::string::npos) << run_help.output;
+  EXPECT_NE(run_help.output.find("--no-hold"), std::string::npos) << run_help.output;
   const CliOutcome bare = run_cli("");
   EXPECT_EQ(bare.status, 1);
   EXPECT_NE(bare.output.find("gemmlab: error: a command is required"), std::string::npos) << bare.output;
