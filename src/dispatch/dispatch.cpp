@@ -88,19 +88,17 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
                    FromEntry from_entry, Model model, Reject reject, Bytes bytes, Choice& out, std::string& why_not,
                    Transfers transfers) {
   const TableEntry* e = table_entry(ctx, p);
-  if (e && e->kernel == family_name(family) && !transfers(from_entry(*e), *e)) {
-    out.entry_refused = e;
-    e = nullptr;
-  }
   if (e && e->kernel == family_name(family)) {
     const Config entry_config = from_entry(*e);
+    const bool transfers_here = transfers(entry_config, *e);
+    if (!transfers_here) out.entry_refused = e;  // the model decides, and describe() says why
     // Whether a partial last wave gets a stream-K tail depends on the shape's number of tiles, which
     // an entry does not carry to its neighbours: at the entry's own shape "no tail" and "a tail
     // where the model finds it gains" often ran the same kernel (no partial wave there), so the
     // measurement said nothing about the tail. Elsewhere the tail rule decides (FP32 1536^3 on an
     // H200: 72 tiles for 132 SMs, 70% of cuBLAS without the tail, 111% with it; docs/shapes.md).
     auto take = [&](const Config& c, bool tail_here) {
-      if (reject(c)) return false;
+      if (!transfers_here || reject(c)) return false;
       out.family = family;
       out.*slot = c;
       out.workspace_bytes = bytes(c);
@@ -131,10 +129,13 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
   return true;
 }
 
+// The `transfers` of families whose entries serve every shape within the table's reach.
+constexpr auto kEveryShape = [](const auto&, const TableEntry&) { return true; };
+
 // An entry's tile measured at its own shape says little where the same tile fills the GPU's waves
-// far worse: the H100's 1024^3 entry, 128 x 64 tiles (128 of them, one wave on 132 SMs), takes 136
-// tiles at 1023 x 1025 x 1027, a second wave of 4, and measured 15 points of cuBLAS slower there
-// than the model's 128 x 128. Below three quarters of the entry's wave fill, the model decides.
+// far worse: a 1024^3 entry's 128 x 64 tiles make one wave of 128 on 132 SMs, but 136 tiles at
+// 1023 x 1025 x 1027, a second wave of 4 (docs/shapes.md, "A table entry's tile only where it
+// fills the waves"). Below three quarters of the entry's wave fill, the model decides.
 constexpr double kWaveFillKept = 0.75;
 
 bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -158,7 +159,7 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not,
-      [](const auto&, const TableEntry&) { return true; });
+      kEveryShape);
 }
 
 bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -167,7 +168,7 @@ bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Cho
       ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
       [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not,
-      [](const auto&, const TableEntry&) { return true; });
+      kEveryShape);
 }
 
 bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -176,7 +177,7 @@ bool choose_skinny_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws
       ctx, p, Family::skinny_simt, &Choice::skinny, skinny_from, [&] { return skinny_simt_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_simt_reject(p, c, dev, ws); },
       [&](const SkinnyConfig&) { return skinny_simt_workspace_bytes(p); }, out, why_not,
-      [](const auto&, const TableEntry&) { return true; });
+      kEveryShape);
 }
 
 // The small-tile kernel has no parameters to choose: it runs p, or says why not.
@@ -205,7 +206,7 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
         return simt_workspace_reject(p, c, dev, ws);
       },
       [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not,
-      [](const auto&, const TableEntry&) { return true; });
+      kEveryShape);
 }
 
 // What the model's choice says in words.

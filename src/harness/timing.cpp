@@ -88,14 +88,16 @@ std::vector<Timing> time_interleaved(Lab& lab, const TimingPlan& plan, const std
   // Behind a hold, a chunk at a time: the host enqueues the chunk, then lets the GPU run it back
   // to back. The chunks keep the launch queue short of its limit, where the host would block in a
   // launch with the hold still on.
+  auto enqueue = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) once(i % n, ev[2 * i], ev[2 * i + 1], plan.flush_l2);
+  };
   StreamHold* hold = plan.hold ? lab.hold() : nullptr;
   bool held = hold != nullptr;
   if (held) {
     (void)hold->gave_up();
-    for (std::size_t i = 0; i < total;) {
+    for (std::size_t i = 0; i < total; i += std::size_t(kHoldChunk)) {
       hold->hold(s, kHoldTimeoutMs);
-      for (const std::size_t end = std::min(total, i + std::size_t(kHoldChunk)); i < end; ++i)
-        once(i % n, ev[2 * i], ev[2 * i + 1], plan.flush_l2);
+      enqueue(i, std::min(total, i + std::size_t(kHoldChunk)));
       hold->release();
     }
     GEMMLAB_CUDA(cudaStreamSynchronize(s));
@@ -103,7 +105,7 @@ std::vector<Timing> time_interleaved(Lab& lab, const TimingPlan& plan, const std
     if (!held) lab.holds_failed();  // what made it give up would again: no more holds in this Lab
   }
   if (!held) {
-    for (std::size_t i = 0; i < total; ++i) once(i % n, ev[2 * i], ev[2 * i + 1], plan.flush_l2);
+    enqueue(0, total);
     GEMMLAB_CUDA(cudaStreamSynchronize(s));
   }
   std::vector<Timing> out(n);

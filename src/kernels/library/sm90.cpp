@@ -41,6 +41,15 @@ int tile_index(const Sm90Config& c) {
   return -1;
 }
 
+// Co-resident clusters of configuration c's tile as counted by prepare_sm90, or one per SM (pair)
+// where it has not counted them.
+std::int64_t counted_resident(const Sm90Config& c, const DeviceState& state) {
+  const int idx = tile_index(c);
+  if (idx >= 0 && std::size_t(idx) < state.sm90_resident.size() && state.sm90_resident[std::size_t(idx)] > 0)
+    return state.sm90_resident[std::size_t(idx)];
+  return std::max(1, state.props.sm_count / std::max(1, c.cluster));
+}
+
 #ifdef GEMMLAB_HAVE_SM90A
 const std::vector<Sm90Entry>* table_for(DataType ab, DataType cd) {
   if (ab == DataType::bf16) return cd == DataType::f32 ? &sm90_entries_bf16_f32() : &sm90_entries_bf16_bf16();
@@ -238,12 +247,7 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 
 double sm90_wave_fill(const Problem& p, const Sm90Config& c, const DeviceState& state) {
   if (p.grouped() || c.splits > 1) return 1.0;  // the GPU's offsets decide; slices fill by design
-  const int idx = tile_index(c);
-  const std::int64_t resident = std::max<std::int64_t>(
-      1, idx >= 0 && std::size_t(idx) < state.sm90_resident.size() && state.sm90_resident[std::size_t(idx)] > 0
-             ? state.sm90_resident[std::size_t(idx)]
-             : state.props.sm_count / std::max(1, c.cluster));
-  const std::int64_t units = unit_count(p, c);
+  const std::int64_t resident = counted_resident(c, state), units = unit_count(p, c);
   return double(units) / double(cdiv(units, resident) * resident);
 }
 
@@ -274,11 +278,9 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // alone; split-K's second pass spreads the adding over the GPU.
   {
     constexpr std::int64_t kMinSliceTiles = 8;
-    const int width = !p.grouped() && p.n <= 64 ? 64 : 128, index = width == 64 ? 3 : 2;
+    const int width = !p.grouped() && p.n <= 64 ? 64 : 128;
     const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, width);
-    const std::int64_t resident = state.sm90_resident.size() > std::size_t(index) && state.sm90_resident[std::size_t(index)] > 0
-                                      ? state.sm90_resident[std::size_t(index)]
-                                      : sms;
+    const std::int64_t resident = counted_resident(Sm90Config{128, width, 1}, state);
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
     if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2) {
       c.tile_n = width, c.cluster = 1, c.stream_k = 0;
