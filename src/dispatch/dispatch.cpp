@@ -7,6 +7,7 @@
 
 #include "api/context_impl.hpp"
 #include "kernels/library/generic.hpp"
+#include "kernels/library/operand_copy.hpp"
 #include "kernels/library/simt.hpp"
 #include "kernels/library/skinny.hpp"
 #include "kernels/library/small.hpp"
@@ -209,6 +210,12 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       kEveryShape);
 }
 
+// The blocks of D a tensor-core choice runs in, where the operands' copies do not fit whole.
+void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::size_t workspace_bytes) {
+  if (c.family == Family::sm90) c.blocks = sm90_copy_blocks(p, c.sm90, state, workspace_bytes);
+  if (c.family == Family::sm90_tf32) c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
+}
+
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {
   switch (c.family) {
@@ -329,7 +336,10 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
                         : f == Family::skinny_simt ? choose_skinny_simt(ctx, p, workspace_bytes, c, why_not)
                         : f == Family::small     ? choose_small(ctx, p, c, why_not)
                                                  : choose_simt(ctx, p, workspace_bytes, c, why_not);
-    if (chosen) return c;
+    if (chosen) {
+      note_blocks(c, p, ctx.device, workspace_bytes);
+      return c;
+    }
   }
   c = Choice{};
   c.why = Why::fallback;
@@ -349,6 +359,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     c.family = Family::sm90;
     c.sm90 = cfg;
     c.workspace_bytes = sm90_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+    note_blocks(c, p, ctx.device, workspace_bytes);
     out.push_back(c);
   }
   for (const SimtConfig& cfg : simt_configs()) {
@@ -388,6 +399,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     c.family = Family::sm90_tf32;
     c.tf32 = cfg;
     c.workspace_bytes = tf32_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+    note_blocks(c, p, ctx.device, workspace_bytes);
     out.push_back(c);
   }
   return out;
@@ -431,6 +443,9 @@ Plan describe(const Choice& c, const Problem& p) {
       break;
     default: break;
   }
+  if (c.blocks.rows > 0)
+    plan.config += fmt::format(" blocks={}x{} ({} launches: the copies with 16-byte rows fit the workspace block by block)",
+                               std::min(c.blocks.rows, p.m), std::min(c.blocks.cols, p.n), c.blocks.count(p.m, p.n));
   plan.config += fmt::format("{}layout={}{}{}", plan.config.empty() ? "" : " ", p.layout_name(),
                              p.has_epilogue() ? " epilogue=fused" : "",
                              p.transposed ? " (D column-major: D^T computed)" : "");

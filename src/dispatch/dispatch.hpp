@@ -16,6 +16,7 @@
 #include "dispatch/table.hpp"
 #include "kernels/library/configs.hpp"
 #include "kernels/library/launch.hpp"
+#include "kernels/library/operand_copy.hpp"
 
 namespace gemmlab::detail {
 
@@ -50,6 +51,7 @@ struct Choice {
   Tf32Config tf32;
   SkinnyConfig skinny;
   std::size_t workspace_bytes = 0;
+  CopyBlocks blocks;  // sm90, sm90_tf32: D in blocks, the operands' copies not fitting whole
   Why why = Why::model;
   const TableEntry* entry = nullptr;  // Why::table
   bool tail_here = false;             // Why::table: the entry's "no tail" replaced by the tail rule (choose_family)

@@ -415,6 +415,31 @@ TEST_P(ApiTyped, ResultsAreCorrectWithAnyWorkspace) {
   EXPECT_CASE_OK(run_case(ctx(), nt, stream(), &small));
 }
 
+// Operands the TMA cannot address (odd k, n and m) whose copies do not fit the workspace whole:
+// the tensor-core kernels multiply D in blocks whose copies do (CopyBlocks), with B's columns of a
+// block and A's rows moved to the block, C = D, a bias per row and per column, padding, in every
+// layout of row-major D and in column-major D (plan() names the blocks).
+TEST_P(ApiTyped, TensorCoreCopiesInBlocksOfDMatchTheReference) {
+  if (base().ab == DataType::f32 && base().compute != Compute::tf32) GTEST_SKIP() << "the tensor-core kernels' copies";
+  // Whole copies take 5 MB (16-bit) or 10 MB (TF32); TF32 blocks are few and large or not taken.
+  Workspace small(ctx(), std::size_t(base().compute == Compute::tf32 ? 8 : 1) << 20);
+  int blocked = 0;
+  for (const LayoutCombo& l : all_layouts()) {
+    if (l.d_order == Order::col_major && l.a_order != Order::row_major) continue;  // 24 of the 32 suffice
+    GemmCase c = sized(with_layout(base(), l), {1500, 1001, 999});
+    c.alpha = 0.5, c.beta = -1.25, c.c_is_d = true;
+    c.bias = (blocked % 2) ? BiasKind::per_column : BiasKind::per_row, c.act = Activation::silu;
+    c.a_pad = 3, c.d_pad = 5;
+    const GemmSetup st = make_setup(c, fresh_seed(), stream());
+    const Plan p = plan(ctx(), st.g, &small);
+    if (p.kernel.find("sm90.") == std::string::npos) continue;  // the transposed TF32 problem is not blocked
+    EXPECT_NE(p.config.find("blocks="), std::string::npos) << c.name() << ": " << p.config;
+    EXPECT_CASE_OK(run_case(ctx(), c, stream(), &small));
+    ++blocked;
+  }
+  EXPECT_GE(blocked, 12) << "layouts multiplied in blocks";
+}
+
 // The FP32 kernel's copy of a K-major B (SimtConfig::copy_b) changes how tiles reach shared
 // memory, not the sums: D is bitwise that of the transposing path of the same configuration,
 // whole or in slices of columns of D (1 MiB holds 256 of them here), epilogue and C = D included.

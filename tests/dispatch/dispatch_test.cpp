@@ -263,7 +263,8 @@ TEST(DispatchSm90, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   const auto why = sm90_reject(odd, c, dev, 1000);
   ASSERT_TRUE(why);
   EXPECT_NE(why->find("A is not TMA-addressable"), std::string::npos) << *why;
-  EXPECT_NE(why->find("131072 bytes of workspace, the call has 1000"), std::string::npos) << *why;
+  EXPECT_NE(why->find("131072 bytes of workspace"), std::string::npos) << *why;
+  EXPECT_NE(why->find("the call has 1000"), std::string::npos) << *why;
   EXPECT_FALSE(sm90_reject(odd, c, dev, ws));
   EXPECT_EQ(sm90_workspace_bytes(odd, c, dev, ws), 131072u);
   // B too (K x N, N-major, N = 250: rows of 500 bytes, copied into rows of 256 elements).
@@ -273,6 +274,11 @@ TEST(DispatchSm90, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   ASSERT_TRUE(why_both);
   EXPECT_NE(why_both->find("A and B are not TMA-addressable"), std::string::npos) << *why_both;
   EXPECT_EQ(sm90_workspace_bytes(both, c, dev, ws), 2u * 131072u);
+  // Room for B's copy and half of A's: D in blocks of a tile's rows (B's 250 columns are one tile).
+  EXPECT_FALSE(sm90_reject(both, c, dev, 196608));
+  EXPECT_LE(sm90_workspace_bytes(both, c, dev, 196608), 196608u);
+  EXPECT_EQ(sm90_copy_blocks(both, c, dev, 196608).rows, 128);
+  EXPECT_TRUE(sm90_reject(both, c, dev, 131072));  // not even B's columns and a tile's rows
   // A broadcast B (stride 0) is copied once, whatever the batch.
   Problem batched = both;
   batched.batch = 4, batched.a.stride = 256 * 257, batched.b.stride = 0, batched.stride_d = 256 * 250;
@@ -590,4 +596,60 @@ TEST(DispatchSkinnySimt, ModelSplitsKUntilTheGpuIsFull) {
   EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 5);
   // W K-major (a short n of A's rows): 4096 tiles of 4 rows are 15 waves already.
   EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 16384, 8, 16384), dev).splits, 1);
+}
+
+// Blocks of D for copies that do not fit the workspace whole: every block's copies fit, the blocks
+// cover D in whole tiles, and the plan takes the fewest waves of tiles.
+TEST(DispatchCopyBlocks, FitTheWorkspaceInWholeTilesWithTheFewestWaves) {
+  const Problem p = problem(DataType::bf16, DataType::f32, 8193, 8193, 8193);
+  const std::size_t line = 8200 * 2, ws = std::size_t(64) << 20;
+  const CopyBlocks b = copy_blocks(p, line, line, ws, 256, 256, 66);
+  ASSERT_GT(b.rows, 0);
+  EXPECT_EQ(b.rows % 256, 0);
+  EXPECT_EQ(b.cols % 256, 0);
+  EXPECT_LE(b.a_bytes + b.b_bytes, ws);
+  EXPECT_GE(b.a_bytes, std::size_t(b.rows) * line);
+  EXPECT_GE(b.b_bytes, std::size_t(b.cols) * line);
+  EXPECT_GT(b.count(p.m, p.n), 1);
+  // No other split of the columns gives fewer waves (the rows of each as many as fit).
+  for (std::int64_t cols = 256; cols < p.n; cols += 256) {
+    const CopyBlocks one = copy_blocks(problem(DataType::bf16, DataType::f32, 8193, cols, 8193), line, line, ws, 256, 256, 66);
+    if (one.rows == 0) continue;
+    const std::int64_t col_blocks = (p.n + cols - 1) / cols;
+    EXPECT_GE(one.waves * col_blocks, b.waves - one.waves) << cols;  // the last column block may be narrower
+  }
+  // Only A copied: whole columns, rows as many as fit; nothing fits: none.
+  const CopyBlocks a_only = copy_blocks(p, line, 0, ws, 128, 256, 132);
+  EXPECT_EQ(a_only.cols, p.n);
+  EXPECT_EQ(a_only.b_bytes, 0u);
+  EXPECT_LE(a_only.a_bytes, ws);
+  EXPECT_EQ(copy_blocks(p, line, line, 256 * line, 256, 256, 66).rows, 0);
+}
+
+// BF16 with odd sizes whose copies exceed the workspace: the 16-bit kernel in blocks (before
+// them, the generic kernel), named by describe(); TF32 takes blocks only while they cost at most
+// three times the waves of one launch, else the FP32 kernel.
+TEST(DispatchCopyBlocks, ServeOddSizesBeyondTheWorkspace) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  const std::size_t ws = std::size_t(64) << 20;
+  const Problem big = problem(DataType::bf16, DataType::f32, 8193, 8193, 8193);
+  const Choice c = choose(ctx, big, ws);
+  EXPECT_EQ(c.family, Family::sm90);
+  ASSERT_GT(c.blocks.rows, 0);
+  EXPECT_LE(c.workspace_bytes, ws);
+  EXPECT_NE(describe(c, big).config.find("blocks="), std::string::npos) << describe(c, big).config;
+  Problem batched = big;
+  batched.m = 4097, batched.batch = 2, batched.a.stride = 4097 * 8193, batched.b.stride = 8193 * 8193;
+  batched.stride_d = 4097 * 8193;
+  EXPECT_NE(choose(ctx, batched, ws).family, Family::sm90);  // a batch is copied whole or not at all
+  Problem tf32 = problem(DataType::f32, DataType::f32, 4097, 4095, 4093);
+  tf32.tf32 = true;
+  const Choice t = choose(ctx, tf32, ws);
+  EXPECT_EQ(t.family, Family::sm90_tf32);
+  EXPECT_GT(t.blocks.rows, 0);
+  EXPECT_LE(t.workspace_bytes, ws);
+  Problem tf32_big = problem(DataType::f32, DataType::f32, 8193, 8193, 8193);
+  tf32_big.tf32 = true;
+  EXPECT_EQ(choose(ctx, tf32_big, ws).family, Family::simt);
 }

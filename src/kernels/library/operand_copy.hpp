@@ -28,4 +28,30 @@ OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k,
 Operand launch_operand_copy(const Operand& o, const OperandCopy& c, void* at, std::size_t elem_bytes,
                             cudaStream_t stream);
 
+// Where the copies of a single problem do not fit the workspace, D is computed in blocks: each a
+// complete GEMM of `rows` rows of op(A) by `cols` columns of op(B) (whole tiles; the last block of
+// each kind shorter), whose operands are copied into the workspace block by block, B's columns in
+// the outer loop. Each block sums its K as a launch over all of D would without a stream-K tail.
+struct CopyBlocks {
+  std::int64_t rows = 0, cols = 0;  // 0: not even one tile's copies fit
+  std::size_t a_bytes = 0, b_bytes = 0;  // the workspace a block's copies take (the largest block)
+  std::int64_t waves = 0;  // the blocks' waves of tiles, one launch after the other
+  std::int64_t count(std::int64_t m, std::int64_t n) const {
+    return (m + rows - 1) / rows * ((n + cols - 1) / cols);
+  }
+};
+// Blocks for p in `workspace_bytes` with tiles (units of the schedule) of tile_m x tile_n, `slots`
+// of them resident at once: the fewest waves of tiles over all blocks, then the fewest blocks, then
+// the fewest copies of A. `a_line` and `b_line` are the bytes a copy takes per row of op(A) and per
+// column of op(B) (0: read in place). Only for a single problem (batch 1, not grouped).
+CopyBlocks copy_blocks(const Problem& p, std::size_t a_line, std::size_t b_line, std::size_t workspace_bytes,
+                       int tile_m, int tile_n, std::int64_t slots);
+// The waves of tiles of one launch over all of p (what blocks add to).
+std::int64_t whole_waves(const Problem& p, int tile_m, int tile_n, std::int64_t slots);
+// The bytes a copy (copy_of) of the operand takes per line of its M or N side.
+std::size_t copy_line_bytes(const Operand& o, std::int64_t k, std::size_t elem_bytes);
+// Rows [r0, r0 + rows) of op(A) and D times columns [n0, n0 + cols) of op(B) and D: the operands,
+// D, C and the bias moved to the block's first element (not copied). A single problem's.
+Problem block_of(const Problem& p, std::int64_t r0, std::int64_t rows, std::int64_t n0, std::int64_t cols);
+
 }  // namespace gemmlab::detail

@@ -96,6 +96,16 @@ Copies copies_for(const Problem& p) {
   return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch, 2), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch, 2)};
 }
 
+// Blocks of D for a single problem whose copies do not fit the workspace (CopyBlocks); none for a
+// batch, a grouped problem or split-K.
+CopyBlocks blocks_for(const Problem& p, const Sm90Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+  if (p.grouped() || p.batch != 1 || c.splits > 1) return {};
+  const Copies copies = copies_for(p);
+  return copy_blocks(p, copies.a.needed ? copy_line_bytes(p.a, p.k, 2) : 0,
+                     copies.b.needed ? copy_line_bytes(p.b, p.k, 2) : 0, workspace_bytes, c.tile_m * c.cluster,
+                     c.tile_n, counted_resident(c, state));
+}
+
 // Split-K (Sm90Config::splits, split_k.hpp).
 SplitK split_of(const Problem& p, const Sm90Config& c) { return split_k_slices(p.k, c.splits, kBK); }
 std::size_t split_bytes(const Problem& p, const Sm90Config& c) {
@@ -160,12 +170,19 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
   // kernel's TMA loads stopped with an illegal instruction on the H100, a cause not found yet.
   if (p.grouped() && (copies.a.needed || copies.b.needed))
     return copies.not_addressable() + "; grouped problems are not copied";
-  if (copies.bytes() > workspace_bytes)
-    return fmt::format("{} and the copy with 16-byte rows needs {} bytes of workspace, the call has {}",
-                       copies.not_addressable(), copies.bytes(), workspace_bytes);
+  // Copies that do not fit are made block by block of D (the largest block stands for all).
+  const CopyBlocks blocks = copies.bytes() > workspace_bytes ? blocks_for(p, c, state, workspace_bytes) : CopyBlocks{};
+  if (copies.bytes() > workspace_bytes && blocks.rows == 0)
+    return fmt::format("{} and the copy with 16-byte rows needs {} bytes of workspace ({}), the call has {}",
+                       copies.not_addressable(), copies.bytes(),
+                       p.batch > 1 || c.splits > 1 ? "whole: a batch or split-K is not copied in blocks"
+                                                   : "or in blocks of D, at least one tile's rows and columns",
+                       workspace_bytes);
+  const Copies checked =
+      blocks.rows > 0 ? copies_for(block_of(p, 0, blocks.rows, 0, std::min(blocks.cols, p.n))) : copies;
   // The copies' own layout (an aligned base stands for the workspace's).
   alignas(256) static const unsigned char kAligned[1] = {};
-  for (const OperandCopy* copy : {&copies.a, &copies.b})
+  for (const OperandCopy* copy : {&checked.a, &checked.b})
     if (copy->needed && !tc::tma_layout_ok(kAligned, 2, copy->rows, copy->ld, copy->items, copy->rows * copy->ld))
       return fmt::format("an operand of {} x {} elements is too large for the TMA", copy->rows, copy->cols);
   if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
@@ -184,11 +201,40 @@ std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const De
   const Sm90Entry* e = find_entry(p, c);
   if (!e) return 0;
   const std::size_t copies = copies_for(p).bytes();
-  if (copies > workspace_bytes) return copies;  // refused by sm90_reject
+  if (copies > workspace_bytes) {  // in blocks, without a stream-K tail (or refused by sm90_reject)
+    const CopyBlocks blocks = blocks_for(p, c, state, workspace_bytes);
+    return blocks.rows > 0 ? blocks.a_bytes + blocks.b_bytes : copies;
+  }
   if (c.splits > 1) return copies + split_bytes(p, c);
   const Sm90Plan plan = make_plan(p, c, state, *e, workspace_bytes - copies);
   return copies + tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, c.tile_n);
 }
+
+namespace {
+
+// D block by block when the operands' copies do not fit the workspace whole (CopyBlocks): B's
+// columns of a block copied to the front of the workspace, then A's rows of each block after them.
+void launch_blocks(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const Sm90Entry& e) {
+  const CopyBlocks blocks = blocks_for(p, c, *env.device, env.scratch.bytes);
+  if (blocks.rows == 0)
+    throw Error(fmt::format("sm90 kernel: {}", sm90_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
+  LaunchEnv rest = env;  // after the copies (no stream-K tail: it would need more of the workspace)
+  rest.scratch.data += blocks.b_bytes + blocks.a_bytes;
+  rest.scratch.bytes -= blocks.b_bytes + blocks.a_bytes;
+  for (std::int64_t n0 = 0; n0 < p.n; n0 += blocks.cols) {
+    const std::int64_t cols = std::min(blocks.cols, p.n - n0);
+    const Operand b = block_of(p, 0, p.m, n0, cols).b;
+    const Operand b_read = launch_operand_copy(b, copy_of(b, cols, p.k, 1, 2), env.scratch.data, 2, env.stream);
+    for (std::int64_t r0 = 0; r0 < p.m; r0 += blocks.rows) {
+      Problem q = block_of(p, r0, std::min(blocks.rows, p.m - r0), n0, cols);
+      q.a = launch_operand_copy(q.a, copy_of(q.a, q.m, p.k, 1, 2), env.scratch.data + blocks.b_bytes, 2, env.stream);
+      q.b = b_read;
+      e.launch(q, c, rest, make_plan(q, c, *env.device, e, 0));
+    }
+  }
+}
+
+}  // namespace
 
 void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   if (p.grouped() && p.m == 0) return;
@@ -197,9 +243,7 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   // Operands the TMA cannot address are copied first, on the same stream; the stream-K tail gets
   // the workspace after the copies.
   const Copies copies = copies_for(p);
-  if (copies.bytes() > env.scratch.bytes)
-    throw Error(fmt::format("sm90 kernel: the operand copies need {} bytes of workspace, the call has {}", copies.bytes(),
-                            env.scratch.bytes));
+  if (copies.bytes() > env.scratch.bytes) return launch_blocks(p, c, env, *e);
   Problem q = p;
   LaunchEnv rest = env;
   // Copies operand o (when it needs it) to the front of the remaining workspace and reads it there.
@@ -231,6 +275,10 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
     return;
   }
   e->launch(q, c, rest, make_plan(q, c, *env.device, *e, rest.scratch.bytes));
+}
+
+CopyBlocks sm90_copy_blocks(const Problem& p, const Sm90Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+  return copies_for(p).bytes() > workspace_bytes ? blocks_for(p, c, state, workspace_bytes) : CopyBlocks{};
 }
 
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state) {

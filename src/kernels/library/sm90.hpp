@@ -11,6 +11,7 @@
 #include "api/problem.hpp"
 #include "kernels/library/configs.hpp"
 #include "kernels/library/launch.hpp"
+#include "kernels/library/operand_copy.hpp"
 
 namespace gemmlab::detail {
 
@@ -32,6 +33,11 @@ std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const De
                                  std::size_t workspace_bytes);
 
 void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env);
+
+// The blocks of D the launch multiplies one after the other where the operands' copies do not fit
+// `workspace_bytes` whole (operand_copy.hpp); rows 0 where they fit or nothing runs.
+CopyBlocks sm90_copy_blocks(const Problem& p, const Sm90Config& c, const DeviceState& state,
+                                  std::size_t workspace_bytes);
 
 // The kernel function, block and grid a launch would use (for occupancy and profiler analyses).
 struct Sm90LaunchShape {

@@ -55,15 +55,23 @@ OperandCopy b_copy(const Problem& p) { return copy_of(p.b, p.n, p.k, p.batch, 4)
 std::size_t b_copy_bytes(const Problem& p) { return b_copy(p).bytes; }
 std::size_t copies_bytes(const Problem& p) { return copy_bytes(p) + b_copy_bytes(p); }
 
-// Rows of op(A) whose copy fits `workspace_bytes` (after B's copy) when the whole copy does not: a
-// single item is then copied and multiplied in slices of whole 256-row tiles, one after the other
-// on the stream (each slice is a complete GEMM of its rows, so the results are those of one
-// launch). 0: no slicing (the copies fit, A needs none, or a batch).
-std::int64_t slice_rows(const Problem& p, std::size_t workspace_bytes) {
-  if (!a_needs_copy(p) || copies_bytes(p) <= workspace_bytes || p.batch != 1) return 0;
-  if (b_copy_bytes(p) >= workspace_bytes) return 0;
-  const std::size_t room = workspace_bytes - b_copy_bytes(p);
-  return std::int64_t(room / (std::size_t(copy_ld(p)) * 4)) / kBM * kBM;  // 0 when not even one tile's rows fit
+// Where the copies do not fit `workspace_bytes` whole, a single item is multiplied in blocks of D
+// whose copies do (CopyBlocks), one after the other on the stream; each block is a complete GEMM
+// of its rows and columns. None (rows 0) where the copies fit, for a batch, or where not even one
+// tile's copies fit.
+// Blocks that would take more than kMaxBlockWaves times the waves of one launch over all of D are
+// refused: the FP32 kernel, which copies nothing of A, is then the faster (it multiplies at about
+// an eighth of the TF32 rate).
+constexpr std::int64_t kMaxBlockWaves = 3;
+CopyBlocks blocks_for(const Problem& p, int cluster, const DeviceState& state, std::size_t workspace_bytes) {
+  if (copies_bytes(p) <= workspace_bytes || p.batch != 1) return {};
+  const std::size_t idx = cluster == 2 ? 1 : 0;
+  const std::int64_t slots = idx < state.tf32_resident.size() && state.tf32_resident[idx] > 0
+                                 ? state.tf32_resident[idx] : state.props.sm_count / cluster;
+  const CopyBlocks blocks = copy_blocks(p, a_needs_copy(p) ? std::size_t(copy_ld(p)) * 4 : 0,
+                                        b_copy(p).needed ? copy_line_bytes(p.b, p.k, 4) : 0, workspace_bytes, kBM,
+                                        kBN * cluster, slots);
+  return blocks.waves > kMaxBlockWaves * whole_waves(p, kBM, kBN * cluster, slots) ? CopyBlocks{} : blocks;
 }
 
 // The copy of op(A)'s rows [r0, r0 + rows) of every item (r0 = 0: all of them) into dst, K-major
@@ -144,12 +152,19 @@ void prepare_tf32(DeviceState& state) {
 std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                        std::size_t workspace_bytes) {
   if (p.ab != DataType::f32 || !p.tf32) return std::string("takes f32 operands when TF32 is allowed (Compute::tf32)");
-  if (swaps(p, c)) return tf32_reject(swapped(p), c, state, workspace_bytes);
+  if (swaps(p, c)) {
+    // The transposed problem is launched whole (launch_tf32), so its copy of B must fit.
+    if (copies_bytes(swapped(p)) > workspace_bytes)
+      return fmt::format("A is M-major and B K-major: the transposed problem's copy of A with 16-byte rows needs {} "
+                         "bytes of workspace; {} are available",
+                         copies_bytes(swapped(p)), workspace_bytes);
+    return tf32_reject(swapped(p), c, state, workspace_bytes);
+  }
   if (entries().empty()) return std::string("gemmlab was built without sm_90a kernels");
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
   if (!find_entry(p, c)) return fmt::format("no instantiation with clusters of {}", c.cluster);
-  if (copies_bytes(p) > workspace_bytes && slice_rows(p, workspace_bytes) == 0) {
+  if (copies_bytes(p) > workspace_bytes && (blocks_for(p, c.cluster, state, workspace_bytes).rows == 0 || c.splits > 1)) {
     std::string what;
     if (a_needs_copy(p))
       what = p.a.k_major ? "A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte "
@@ -158,9 +173,10 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
     if (b_copy(p).needed)
       what += std::string(what.empty() ? "" : "; ") +
               "B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)";
-    return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({} with A in slices of 256 rows "
-                       "when not batched); {} are available",
-                       what, copies_bytes(p), b_copy_bytes(p) + align256(std::size_t(kBM) * std::size_t(copy_ld(p)) * 4),
+    return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({}); {} are available", what,
+                       copies_bytes(p),
+                       p.batch > 1 || c.splits > 1 ? "whole: a batch or split-K is not copied in blocks"
+                                                   : "or in blocks of D, at least one tile's rows and columns",
                        workspace_bytes);
   }
   if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
@@ -179,8 +195,9 @@ std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const De
                                  std::size_t workspace_bytes) {
   if (swaps(p, c)) return tf32_workspace_bytes(swapped(p), c, state, workspace_bytes);
   if (c.splits > 1) return copies_bytes(p) + split_bytes(p, c);
-  if (const std::int64_t rows = slice_rows(p, workspace_bytes); rows > 0)  // slices run without a stream-K tail
-    return b_copy_bytes(p) + align256(std::size_t(rows) * std::size_t(copy_ld(p)) * 4);
+  if (c.splits <= 1)
+    if (const CopyBlocks blocks = blocks_for(p, c.cluster, state, workspace_bytes); blocks.rows > 0)  // no stream-K tail
+      return blocks.a_bytes + blocks.b_bytes;
   const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
   return copies_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
 }
@@ -238,27 +255,32 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
   if (swap) return launch_whole(swapped(p), c, env, *e, true);
   if (c.splits > 1) return launch_split(p, c, env);
-  if (const std::int64_t rows = slice_rows(p, env.scratch.bytes); rows > 0) {
-    // B's copy (if any) first, then op(A)'s rows slice by slice after it. D (and C, and a per-row
-    // bias) are row-major in the normalised problem.
-    const Operand b = copy_b(p, env.scratch.data, env.stream);
-    auto* dst = reinterpret_cast<float*>(env.scratch.data + b_copy_bytes(p));
-    for (std::int64_t r0 = 0; r0 < p.m; r0 += rows) {
-      Problem q = p;
-      q.m = std::min(rows, p.m - r0);
-      copy_a(p, r0, q.m, 1, dst, env.stream);
-      q.a = {dst, copy_ld(p), 0, true};
-      q.b = b;
-      q.d = static_cast<float*>(p.d) + r0 * p.ldd;
-      if (p.c) q.c = static_cast<const float*>(p.c) + r0 * p.ldc;
-      if (p.bias_kind == BiasKind::per_row)
-        q.bias = static_cast<const unsigned char*>(p.bias) + std::size_t(r0) * size_of(p.bias_type);
-      Tf32Plan plan = make_plan(q, c, *env.device, 0);  // no stream-K tail: the workspace holds the slice
-      e->launch(q, c, env, plan);
+  if (const CopyBlocks blocks = blocks_for(p, c.cluster, *env.device, env.scratch.bytes); blocks.rows > 0) {
+    // B's columns of a block copied (if they need it) to the front of the workspace, then op(A)'s
+    // rows of each block after them. D (and C, and the bias) are row-major in the normalised problem.
+    unsigned char* a_at = env.scratch.data + blocks.b_bytes;
+    for (std::int64_t n0 = 0; n0 < p.n; n0 += blocks.cols) {
+      const std::int64_t cols = std::min(blocks.cols, p.n - n0);
+      const Problem columns = block_of(p, 0, p.m, n0, cols);
+      const Operand b = copy_b(columns, env.scratch.data, env.stream);
+      for (std::int64_t r0 = 0; r0 < p.m; r0 += blocks.rows) {
+        Problem q = block_of(p, r0, std::min(blocks.rows, p.m - r0), n0, cols);
+        if (a_needs_copy(q)) {
+          copy_a(q, 0, q.m, 1, reinterpret_cast<float*>(a_at), env.stream);
+          q.a = {a_at, copy_ld(q), 0, true};
+        }
+        q.b = b;
+        Tf32Plan plan = make_plan(q, c, *env.device, 0);  // no stream-K tail: the workspace holds the copies
+        e->launch(q, c, env, plan);
+      }
     }
     return;
   }
   launch_whole(p, c, env, *e, false);
+}
+
+CopyBlocks tf32_copy_blocks(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+  return swaps(p, c) || c.splits > 1 ? CopyBlocks{} : blocks_for(p, c.cluster, state, workspace_bytes);
 }
 
 std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& problem, const Tf32Config& c, const DeviceState& state) {
@@ -284,7 +306,7 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
     constexpr std::int64_t kMinSliceTiles = 16;
     const std::int64_t resident = !state.tf32_resident.empty() && state.tf32_resident[0] > 0 ? state.tf32_resident[0]
                                                                                              : state.props.sm_count;
-    const std::size_t copy = copy_bytes(p), room = workspace_bytes > copy ? workspace_bytes - copy : 0;
+    const std::size_t copy = copies_bytes(p), room = workspace_bytes > copy ? workspace_bytes - copy : 0;
     if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2)
       c.cluster = 1, c.stream_k = 0, c.splits = int(splits);
   }

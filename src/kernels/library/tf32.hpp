@@ -14,6 +14,7 @@
 #include "api/problem.hpp"
 #include "kernels/library/configs.hpp"
 #include "kernels/library/launch.hpp"
+#include "kernels/library/operand_copy.hpp"
 
 namespace gemmlab::detail {
 
@@ -25,6 +26,9 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes);
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env);
+// As sm90_copy_blocks (the transposed problem and split-K are never run in blocks).
+CopyBlocks tf32_copy_blocks(const Problem& p, const Tf32Config& c, const DeviceState& state,
+                                  std::size_t workspace_bytes);
 
 // Clusters of 2 above one wave of tiles, a stream-K tail where its model gains, split-K for a few
 // tiles with a long K; batch_invariant: one configuration, no tail or split.
