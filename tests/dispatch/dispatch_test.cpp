@@ -1,5 +1,6 @@
 // Dispatch without a GPU: table files (parsing, classes, nearest entries), the families' refusals
 // and model choices on a described device.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "api/context_impl.hpp"
@@ -652,4 +653,31 @@ TEST(DispatchCopyBlocks, ServeOddSizesBeyondTheWorkspace) {
   Problem tf32_big = problem(DataType::f32, DataType::f32, 8193, 8193, 8193);
   tf32_big.tf32 = true;
   EXPECT_EQ(choose(ctx, tf32_big, ws).family, Family::simt);
+}
+
+// A block's copies take at most the bytes the plan gives them, whatever the operands' majorness,
+// element size and the sides' remainders (an N-major copy pads its rows to 16 bytes: 1001
+// columns take 1004 or 1008).
+TEST(DispatchCopyBlocks, BlockCopiesFitTheirShareOfTheWorkspace) {
+  for (DataType t : {DataType::bf16, DataType::f32})
+    for (bool a_k_major : {true, false})
+      for (bool b_k_major : {true, false})
+        for (std::size_t ws : {std::size_t(1) << 20, std::size_t(3) << 20}) {
+          Problem p = problem(t, DataType::f32, 1500, 1001, 999);
+          p.a = {p.a.ptr, a_k_major ? 1002 : 1503, 0, a_k_major};
+          p.b = {p.b.ptr, b_k_major ? 1001 : 1003, 0, b_k_major};
+          const std::size_t es = size_of(t);
+          const CopyBlocks b = copy_blocks(p, copy_line_bytes(p.a, p.k, es), copy_line_bytes(p.b, p.k, es), ws, 128,
+                                           128, 132);
+          ASSERT_GT(b.rows, 0);
+          EXPECT_LE(b.a_bytes + b.b_bytes, ws);
+          for (std::int64_t n0 = 0; n0 < p.n; n0 += b.cols)
+            for (std::int64_t r0 = 0; r0 < p.m; r0 += b.rows) {
+              const Problem q = block_of(p, r0, std::min(b.rows, p.m - r0), n0, std::min(b.cols, p.n - n0));
+              const std::string where = fmt::format("{} A{} B{} at {},{} in {} bytes", to_string(t), a_k_major ? "K" : "M",
+                                                    b_k_major ? "K" : "N", r0, n0, ws);
+              EXPECT_LE(copy_of(q.a, q.m, q.k, 1, es).bytes, b.a_bytes) << where;
+              EXPECT_LE(copy_of(q.b, q.n, q.k, 1, es).bytes, b.b_bytes) << where;
+            }
+        }
 }

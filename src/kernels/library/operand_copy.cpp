@@ -33,7 +33,7 @@ Operand launch_operand_copy(const Operand& o, const OperandCopy& c, void* at, st
 
 std::size_t copy_line_bytes(const Operand& o, std::int64_t k, std::size_t elem_bytes) {
   // K-major: a row of k padded to 16 bytes; M- or N-major: k rows, so k elements per line (the
-  // block's lines are whole tiles, 16-byte multiples; a last, shorter block needs no more).
+  // rows' padding counted by copy_blocks).
   const std::int64_t per_16 = std::int64_t(16 / elem_bytes);
   return std::size_t(o.k_major ? (k + per_16 - 1) / per_16 * per_16 : k) * elem_bytes;
 }
@@ -61,7 +61,11 @@ std::int64_t whole_waves(const Problem& p, int tile_m, int tile_n, std::int64_t 
 CopyBlocks copy_blocks(const Problem& p, std::size_t a_line, std::size_t b_line, std::size_t workspace_bytes,
                        int tile_m, int tile_n, std::int64_t slots) {
   slots = std::max<std::int64_t>(1, slots);
-  auto bytes = [](std::int64_t lines, std::size_t line) { return (std::size_t(lines) * line + 255) / 256 * 256; };
+  // An M- or N-major copy pads its lines' count (its rows' length) to 16 bytes: 8 lines cover
+  // both element sizes (a K-major copy's line holds the padding already).
+  auto bytes = [](std::int64_t lines, std::size_t line) {
+    return (std::size_t((lines + 7) / 8 * 8) * line + 255) / 256 * 256;
+  };
   CopyBlocks best;
   std::int64_t last_cols = 0;
   for (std::int64_t split_n = 1; split_n <= cdiv(p.n, tile_n); ++split_n) {

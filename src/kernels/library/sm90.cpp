@@ -224,10 +224,14 @@ void launch_blocks(const Problem& p, const Sm90Config& c, const LaunchEnv& env, 
   for (std::int64_t n0 = 0; n0 < p.n; n0 += blocks.cols) {
     const std::int64_t cols = std::min(blocks.cols, p.n - n0);
     const Operand b = block_of(p, 0, p.m, n0, cols).b;
-    const Operand b_read = launch_operand_copy(b, copy_of(b, cols, p.k, 1, 2), env.scratch.data, 2, env.stream);
+    const OperandCopy b_copy = copy_of(b, cols, p.k, 1, 2);
+    if (b_copy.bytes > blocks.b_bytes) throw Error("sm90 kernel: a block's copy of B overruns its workspace");
+    const Operand b_read = launch_operand_copy(b, b_copy, env.scratch.data, 2, env.stream);
     for (std::int64_t r0 = 0; r0 < p.m; r0 += blocks.rows) {
       Problem q = block_of(p, r0, std::min(blocks.rows, p.m - r0), n0, cols);
-      q.a = launch_operand_copy(q.a, copy_of(q.a, q.m, p.k, 1, 2), env.scratch.data + blocks.b_bytes, 2, env.stream);
+      const OperandCopy a_copy = copy_of(q.a, q.m, p.k, 1, 2);
+      if (a_copy.bytes > blocks.a_bytes) throw Error("sm90 kernel: a block's copy of A overruns its workspace");
+      q.a = launch_operand_copy(q.a, a_copy, env.scratch.data + blocks.b_bytes, 2, env.stream);
       q.b = b_read;
       e.launch(q, c, rest, make_plan(q, c, *env.device, e, 0));
     }

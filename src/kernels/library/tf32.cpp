@@ -262,9 +262,11 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
     for (std::int64_t n0 = 0; n0 < p.n; n0 += blocks.cols) {
       const std::int64_t cols = std::min(blocks.cols, p.n - n0);
       const Problem columns = block_of(p, 0, p.m, n0, cols);
+      if (b_copy_bytes(columns) > blocks.b_bytes) throw Error("tf32 kernel: a block's copy of B overruns its workspace");
       const Operand b = copy_b(columns, env.scratch.data, env.stream);
       for (std::int64_t r0 = 0; r0 < p.m; r0 += blocks.rows) {
         Problem q = block_of(p, r0, std::min(blocks.rows, p.m - r0), n0, cols);
+        if (copy_bytes(q) > blocks.a_bytes) throw Error("tf32 kernel: a block's copy of A overruns its workspace");
         if (a_needs_copy(q)) {
           copy_a(q, 0, q.m, 1, reinterpret_cast<float*>(a_at), env.stream);
           q.a = {a_at, copy_ld(q), 0, true};
