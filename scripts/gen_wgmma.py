@@ -7,6 +7,7 @@ Usage: scripts/gen_wgmma.py > src/kernels/tensor/wgmma_ops.cuh
 """
 
 SHAPES = (64, 128, 256)                  # N of m64nNk16
+TF32_SHAPES = (128, 256)                 # N of m64nNk8 (TF32: the rows of A's tile, 128 or 256)
 TYPES = (("bf16", "bf16"), ("f16", "f16"))  # (PTX type, suffix of the wrapper name)
 
 
@@ -82,7 +83,7 @@ namespace gemmlab::tc::sm90 {
 """
 
 if __name__ == "__main__":
-    parts = [wrapper(n, t, s) for n in SHAPES for t, s in TYPES] + [tf32_wrapper(256)]
+    parts = [wrapper(n, t, s) for n in SHAPES for t, s in TYPES] + [tf32_wrapper(n) for n in TF32_SHAPES]
     print(HEADER)
     print("\n\n".join(parts))
     print("\n}  // namespace gemmlab::tc::sm90")

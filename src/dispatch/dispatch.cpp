@@ -54,6 +54,7 @@ Tf32Config tf32_from(const TableEntry& e) {
   c.group_m = param(e, "group_m", c.group_m);
   c.stream_k = param(e, "stream_k", c.stream_k);
   c.splits = param(e, "splits", c.splits);
+  c.tile_m = param(e, "tile_m", c.tile_m);
   return c;
 }
 
@@ -230,13 +231,15 @@ std::string model_words(const Choice& c, const Problem& p) {
                                    : "128x256 tiles";
     case Family::sm90_tf32:
       if (c.tf32.splits > 1)
-        return fmt::format("256x128 tiles, split-K in {} slices: few tiles and a long K (partial sums added in a second pass){}",
-                           c.tf32.splits, p.a.k_major ? "" : "; A is M-major and is first copied K-major");
+        return fmt::format("{}x128 tiles, split-K in {} slices: few tiles and a long K (partial sums added in a second pass){}",
+                           c.tf32.tile_m, c.tf32.splits, p.a.k_major ? "" : "; A is M-major and is first copied K-major");
       if (tf32_swaps(p, c.tf32))
-        return fmt::format("256x128 tiles in clusters of {}; A is M-major and B K-major: the kernel computes D^T = "
+        return fmt::format("{}x128 tiles in clusters of {}; A is M-major and B K-major: the kernel computes D^T = "
                            "op(B)^T op(A)^T and writes it column-major (no copy)",
-                           c.tf32.cluster);
-      return fmt::format("256x128 tiles in clusters of {}{}", c.tf32.cluster,
+                           c.tf32.tile_m, c.tf32.cluster);
+      return fmt::format("{}x128 tiles{} in clusters of {}{}", c.tf32.tile_m,
+                         c.tf32.tile_m == 128 ? (p.m <= 128 ? " (m <= 128)" : " (256-row tiles would leave half the SMs or more idle)") : "",
+                         c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
       return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}",
@@ -280,8 +283,8 @@ std::map<std::string, int> config_fields(const Choice& c) {
       return {{"tile_m", c.sm90.tile_m}, {"tile_n", c.sm90.tile_n}, {"cluster", c.sm90.cluster},
               {"group_m", c.sm90.group_m}, {"stream_k", c.sm90.stream_k}, {"splits", c.sm90.splits}};
     case Family::sm90_tf32:
-      return {{"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m}, {"stream_k", c.tf32.stream_k},
-              {"splits", c.tf32.splits}};
+      return {{"tile_m", c.tf32.tile_m}, {"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m},
+              {"stream_k", c.tf32.stream_k}, {"splits", c.tf32.splits}};
     case Family::skinny:
     case Family::skinny_simt: return {{"splits", c.skinny.splits}};
     case Family::simt:
@@ -427,7 +430,7 @@ Plan describe(const Choice& c, const Problem& p) {
                                 c.sm90.splits > 1 ? fmt::format(" splits={}", c.sm90.splits) : std::string());
       break;
     case Family::sm90_tf32:
-      plan.config = fmt::format("tile=256x128 cluster={} group={} stream_k={}{}{}", c.tf32.cluster, c.tf32.group_m,
+      plan.config = fmt::format("tile={}x128 cluster={} group={} stream_k={}{}{}", c.tf32.tile_m, c.tf32.cluster, c.tf32.group_m,
                                 c.tf32.stream_k, c.tf32.splits > 1 ? fmt::format(" splits={}", c.tf32.splits) : std::string(),
                                 p.a.k_major ? "" : tf32_swaps(p, c.tf32) ? " swap_ab=d_col_major" : " copy_a=k_major");
       break;

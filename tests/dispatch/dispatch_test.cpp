@@ -50,7 +50,7 @@ DeviceState h100() {
   s.props.sm_count = 132;
   s.cc = 90;
   s.sm90_resident = {132, 66, 132, 132};
-  s.tf32_resident = {132, 66};
+  s.tf32_resident = {132, 66, 132, 66};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
 }
@@ -391,7 +391,7 @@ TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);
   p.tf32 = true;
-  // One 256 x 128 tile of 2048 k-tiles (32 deep): 128 slices of 16; 8 MiB of partial sums.
+  // One 128 x 128 tile of 2048 k-tiles (32 deep): 128 slices of 16; 8 MiB of partial sums.
   const Tf32Config c = tf32_model_choice(p, dev, 1 << 26, false);
   EXPECT_EQ(c.splits, 128);
   EXPECT_EQ(c.stream_k, 0);
@@ -405,6 +405,34 @@ TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   Problem big = problem(DataType::f32, DataType::f32, 4096, 4096, 4096);
   big.tf32 = true;
   EXPECT_EQ(tf32_model_choice(big, dev, 1 << 26, false).splits, 1);
+}
+
+// 128-row tiles for m <= 128 and where 256-row tiles would fill at most half the SMs; 256 rows
+// from there (one wave of 256-row tiles rather than two of 128-row ones).
+TEST(DispatchTf32, TakesTilesOf128RowsForFewRowsOrFewTiles) {
+  const DeviceState dev = h100();
+  auto rows = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+    p.tf32 = true;
+    const Tf32Config c = tf32_model_choice(p, dev, 1 << 26, false);
+    EXPECT_FALSE(tf32_reject(p, c, dev, 1 << 26)) << m << "x" << n << "x" << k;
+    return c.tile_m;
+  };
+  EXPECT_EQ(rows(128, 28672, 8192), 128);  // decode-like: half of a 256-row tile would be padding
+  EXPECT_EQ(rows(32, 14336, 4096), 128);
+  EXPECT_EQ(rows(1000, 1000, 1000), 128);  // 32 tiles of 256 rows
+  EXPECT_EQ(rows(512, 512, 512), 128);
+  EXPECT_EQ(rows(1536, 1536, 1536), 256);  // 72 tiles: more than half the SMs
+  EXPECT_EQ(rows(2048, 2048, 2048), 256);
+  EXPECT_EQ(rows(4096, 4096, 4096), 256);
+  EXPECT_EQ(rows(256, 16384, 16384), 256);
+  Problem p = problem(DataType::f32, DataType::f32, 1000, 1000, 1000);
+  p.tf32 = true;
+  EXPECT_EQ(tf32_model_choice(p, dev, 1 << 26, true).tile_m, 256);  // batch-invariant: one configuration
+  // The tuner tries both.
+  int with_128 = 0;
+  for (const Tf32Config& c : tf32_configs()) with_128 += c.tile_m == 128;
+  EXPECT_GE(with_128, 4);
 }
 
 TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {

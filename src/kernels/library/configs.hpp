@@ -31,7 +31,8 @@ struct Tf32Config {
   int cluster = 1;
   int group_m = 8;
   int stream_k = 0;
-  int splits = 1;  // split-K, as Sm90Config::splits
+  int splits = 1;     // split-K, as Sm90Config::splits
+  int tile_m = 256;   // the tile's rows: 256 or 128 (by 128 columns)
 };
 
 // The skinny kernel (kernels/library/skinny.cuh): D with at most 64 rows or columns.

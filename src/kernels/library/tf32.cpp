@@ -22,8 +22,8 @@ namespace gemmlab::detail {
 
 namespace {
 
-// The kernel's tile (tc::sm90::Tf32Tile, hopper_tf32.cuh): 256 x 128 x 32.
-constexpr int kBM = 256, kBN = 128, kBK = 32;
+// The kernel's tile (tc::sm90::Tf32TileOf, hopper_tf32.cuh): Tf32Config::tile_m (256 or 128) x 128 x 32.
+constexpr int kBN = 128, kBK = 32;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -36,9 +36,18 @@ const std::vector<Tf32Entry>& entries() {
 }
 #endif
 
+// Co-resident clusters of c's instantiations as prepare_tf32 counted them (DeviceState::tf32_resident:
+// tiles of 256 rows alone, in pairs, then of 128 rows alone, in pairs), or one per SM (pair).
+std::int64_t resident_units(const Tf32Config& c, const DeviceState& state) {
+  const std::size_t idx = (c.tile_m == 128 ? 2 : 0) + (c.cluster == 2 ? 1 : 0);
+  return idx < state.tf32_resident.size() && state.tf32_resident[idx] > 0 ? state.tf32_resident[idx]
+                                                                         : state.props.sm_count / c.cluster;
+}
+
 const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
   for (const Tf32Entry& e : entries())
-    if (e.cluster == c.cluster && e.b_k_major == p.b.k_major && e.fused == p.has_epilogue()) return &e;
+    if (e.tile_m == c.tile_m && e.cluster == c.cluster && e.b_k_major == p.b.k_major && e.fused == p.has_epilogue())
+      return &e;
   return nullptr;
 }
 
@@ -63,15 +72,13 @@ std::size_t copies_bytes(const Problem& p) { return copy_bytes(p) + b_copy_bytes
 // refused: the FP32 kernel, which copies nothing of A, is then the faster (it multiplies at about
 // an eighth of the TF32 rate).
 constexpr std::int64_t kMaxBlockWaves = 3;
-CopyBlocks blocks_for(const Problem& p, int cluster, const DeviceState& state, std::size_t workspace_bytes) {
+CopyBlocks blocks_for(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
   if (copies_bytes(p) <= workspace_bytes || p.batch != 1) return {};
-  const std::size_t idx = cluster == 2 ? 1 : 0;
-  const std::int64_t slots = idx < state.tf32_resident.size() && state.tf32_resident[idx] > 0
-                                 ? state.tf32_resident[idx] : state.props.sm_count / cluster;
+  const std::int64_t slots = resident_units(c, state);
   const CopyBlocks blocks = copy_blocks(p, a_needs_copy(p) ? std::size_t(copy_ld(p)) * 4 : 0,
-                                        b_copy(p).needed ? copy_line_bytes(p.b, p.k, 4) : 0, workspace_bytes, kBM,
-                                        kBN * cluster, slots);
-  return blocks.waves > kMaxBlockWaves * whole_waves(p, kBM, kBN * cluster, slots) ? CopyBlocks{} : blocks;
+                                        b_copy(p).needed ? copy_line_bytes(p.b, p.k, 4) : 0, workspace_bytes,
+                                        c.tile_m, kBN * c.cluster, slots);
+  return blocks.waves > kMaxBlockWaves * whole_waves(p, c.tile_m, kBN * c.cluster, slots) ? CopyBlocks{} : blocks;
 }
 
 // The copy of op(A)'s rows [r0, r0 + rows) of every item (r0 = 0: all of them) into dst, K-major
@@ -106,7 +113,7 @@ Problem swapped(const Problem& p) {
 }
 bool swaps(const Problem& p, const Tf32Config& c) {
   return !p.a.k_major && p.b.k_major && c.splits <= 1 && !p.grouped() &&
-         p.determinism != Determinism::batch_invariant && cdiv(p.n, kBM) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles &&
+         p.determinism != Determinism::batch_invariant && cdiv(p.n, c.tile_m) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles &&
          !a_needs_copy(swapped(p));
 }
 
@@ -117,19 +124,20 @@ std::size_t split_bytes(const Problem& p, const Tf32Config& c) {
   return s.splits > 1 ? split_k_parts_bytes(p, s.splits) : 0;
 }
 
-std::int64_t unit_count(const Problem& p, int cluster) { return cdiv(p.m, kBM) * cdiv(cdiv(p.n, kBN), cluster) * p.batch; }
+std::int64_t unit_count(const Problem& p, const Tf32Config& c) {
+  return cdiv(p.m, c.tile_m) * cdiv(cdiv(p.n, kBN), c.cluster) * p.batch;
+}
 
 Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
   Tf32Plan plan;
-  const std::int64_t units = unit_count(p, c.cluster);
-  const std::size_t idx = c.cluster == 2 ? 1 : 0;
-  const std::int64_t resident = idx < state.tf32_resident.size() ? state.tf32_resident[idx] : state.props.sm_count / c.cluster;
+  const std::int64_t units = unit_count(p, c);
+  const std::int64_t resident = resident_units(c, state);
   plan.grid_ctas = std::max<std::int64_t>(1, std::min(units, resident)) * c.cluster;
   const std::size_t copy = copies_bytes(p);
   if (c.stream_k != 0 && copy <= workspace_bytes) {
     const GridPlan g = plan_grid(units, resident, cdiv(p.k, kBK), TailMode(c.stream_k));
     const std::int64_t ctas = g.clusters * c.cluster;
-    const std::size_t bytes = align256(tc::stream_k_workspace(g.tail.units, ctas, kBM, kBN));
+    const std::size_t bytes = align256(tc::stream_k_workspace(g.tail.units, ctas, c.tile_m, kBN));
     if (g.tail.units > 0 && copy + bytes <= workspace_bytes && 2 * ctas <= kFlagCount) plan.tail = g.tail, plan.grid_ctas = ctas;
   }
   plan.tma_store = tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d);
@@ -139,13 +147,13 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
 }  // namespace
 
 void prepare_tf32(DeviceState& state) {
-  state.tf32_resident.assign(2, 0);
+  state.tf32_resident.assign(4, 0);
   if (state.cc != 90) return;
   for (const Tf32Entry& e : entries())
     GEMMLAB_CUDA(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(e.smem_bytes)));
   for (const Tf32Entry& e : entries())
     if (!e.fused && !e.b_k_major)
-      state.tf32_resident[e.cluster == 2 ? 1 : 0] =
+      state.tf32_resident[std::size_t((e.tile_m == 128 ? 2 : 0) + (e.cluster == 2 ? 1 : 0))] =
           tc::resident_clusters(e.kernel, unsigned(e.threads), e.smem_bytes, e.cluster, state.props.sm_count);
 }
 
@@ -163,8 +171,8 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   if (entries().empty()) return std::string("gemmlab was built without sm_90a kernels");
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
-  if (!find_entry(p, c)) return fmt::format("no instantiation with clusters of {}", c.cluster);
-  if (copies_bytes(p) > workspace_bytes && (blocks_for(p, c.cluster, state, workspace_bytes).rows == 0 || c.splits > 1)) {
+  if (!find_entry(p, c)) return fmt::format("no instantiation with {}-row tiles in clusters of {}", c.tile_m, c.cluster);
+  if (copies_bytes(p) > workspace_bytes && (blocks_for(p, c, state, workspace_bytes).rows == 0 || c.splits > 1)) {
     std::string what;
     if (a_needs_copy(p))
       what = p.a.k_major ? "A is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte "
@@ -179,10 +187,10 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
                                                    : "or in blocks of D, at least one tile's rows and columns",
                        workspace_bytes);
   }
-  if (unit_count(p, c.cluster) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+  if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
   if (c.splits > 1) {
     if (auto why = split_k_refusal(p, c.splits, kBK)) return why;
-    if (unit_count(p, c.cluster) * split_of(p, c).splits > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
+    if (unit_count(p, c) * split_of(p, c).splits > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
     const std::size_t need = copies_bytes(p) + split_bytes(p, c);
     if (need > workspace_bytes)
       return fmt::format("split-K in {} slices needs {} bytes of workspace for its partial sums{}, the call has {}",
@@ -196,10 +204,10 @@ std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const De
   if (swaps(p, c)) return tf32_workspace_bytes(swapped(p), c, state, workspace_bytes);
   if (c.splits > 1) return copies_bytes(p) + split_bytes(p, c);
   if (c.splits <= 1)
-    if (const CopyBlocks blocks = blocks_for(p, c.cluster, state, workspace_bytes); blocks.rows > 0)  // no stream-K tail
+    if (const CopyBlocks blocks = blocks_for(p, c, state, workspace_bytes); blocks.rows > 0)  // no stream-K tail
       return blocks.a_bytes + blocks.b_bytes;
   const Tf32Plan plan = make_plan(p, c, state, workspace_bytes);
-  return copies_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, kBM, kBN));
+  return copies_bytes(p) + align256(tc::stream_k_workspace(plan.tail.units, plan.grid_ctas, c.tile_m, kBN));
 }
 
 namespace {
@@ -255,7 +263,7 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
   if (!e) throw Error(fmt::format("tf32 kernel: {}", tf32_reject(p, c, *env.device, env.scratch.bytes).value_or("?")));
   if (swap) return launch_whole(swapped(p), c, env, *e, true);
   if (c.splits > 1) return launch_split(p, c, env);
-  if (const CopyBlocks blocks = blocks_for(p, c.cluster, *env.device, env.scratch.bytes); blocks.rows > 0) {
+  if (const CopyBlocks blocks = blocks_for(p, c, *env.device, env.scratch.bytes); blocks.rows > 0) {
     // B's columns of a block copied (if they need it) to the front of the workspace, then op(A)'s
     // rows of each block after them. D (and C, and the bias) are row-major in the normalised problem.
     unsigned char* a_at = env.scratch.data + blocks.b_bytes;
@@ -282,7 +290,7 @@ void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
 }
 
 CopyBlocks tf32_copy_blocks(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
-  return swaps(p, c) || c.splits > 1 ? CopyBlocks{} : blocks_for(p, c.cluster, state, workspace_bytes);
+  return swaps(p, c) || c.splits > 1 ? CopyBlocks{} : blocks_for(p, c, state, workspace_bytes);
 }
 
 std::optional<Tf32LaunchShape> tf32_launch_shape(const Problem& problem, const Tf32Config& c, const DeviceState& state) {
@@ -296,18 +304,24 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
                              bool batch_invariant) {
   Tf32Config c;
   if (batch_invariant) return c;
+  // Tiles of 128 rows where 256 would be half padding or more (m <= 128), or would fill at most
+  // half the SMs (1000^3: 32 tiles of 256 x 128 for 132 SMs, 64 of 128 x 128); one wave of 256-row
+  // tiles (2048^3: 128) stays, rather than two of 128-row ones.
+  const std::int64_t sms = std::max(1, state.props.sm_count);
+  if (p.m <= 128 || 2 * cdiv(p.m, 256) * cdiv(p.n, kBN) * p.batch <= sms) c.tile_m = 128;
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
   // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
   // points slower with clusters).
-  const std::int64_t tiles = cdiv(p.m, kBM) * cdiv(p.n, kBN);
-  c.cluster = tiles * p.batch > state.props.sm_count ? 2 : 1;
+  const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN);
+  c.cluster = tiles * p.batch > sms ? 2 : 1;
   c.stream_k = int(TailMode::when_faster);
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
   // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum).
   {
     constexpr std::int64_t kMinSliceTiles = 16;
-    const std::int64_t resident = !state.tf32_resident.empty() && state.tf32_resident[0] > 0 ? state.tf32_resident[0]
-                                                                                             : state.props.sm_count;
+    Tf32Config alone = c;
+    alone.cluster = 1;
+    const std::int64_t resident = resident_units(alone, state);
     const std::size_t copy = copies_bytes(p), room = workspace_bytes > copy ? workspace_bytes - copy : 0;
     if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2)
       c.cluster = 1, c.stream_k = 0, c.splits = int(splits);
@@ -319,9 +333,11 @@ bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 
 std::vector<Tf32Config> tf32_configs() {
   std::vector<Tf32Config> out;
-  for (int cluster : {1, 2})
-    for (int sk : {0, 1}) out.push_back({cluster, 8, sk});
-  out.push_back({1, 8, 0, 4});  // K in 4 slices
+  for (int tile_m : {256, 128}) {
+    for (int cluster : {1, 2})
+      for (int sk : {0, 1}) out.push_back({cluster, 8, sk, 1, tile_m});
+    out.push_back({1, 8, 0, 4, tile_m});  // K in 4 slices
+  }
   return out;
 }
 

@@ -1,5 +1,5 @@
-// The library's TF32 kernel instantiations (clusters of 1 and 2, B N- or K-major, plain or fused
-// epilogue) and the host side of one launch.
+// The library's TF32 kernel instantiations (tiles of 256 or 128 rows, clusters of 1 and 2, B N- or
+// K-major, plain or fused epilogue) and the host side of one launch.
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -17,9 +17,9 @@ epi::Params epilogue_params(const Problem& p);
 
 namespace {
 
-template <int CLUSTER, bool B_KMAJOR, bool FUSED>
+template <int BM, int CLUSTER, bool B_KMAJOR, bool FUSED>
 void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const Tf32Plan& plan) {
-  using K = tc::sm90::Tf32Tile;  // the kernel's tile constants
+  using K = tc::sm90::Tf32TileOf<BM>;  // the kernel's tile constants
   // A is K-major here (an M-major A was copied): M x K; B N-major (K x N) or K-major (N x K).
   const CUtensorMap ma = tc::make_tensor_map_3d(p.a.ptr, DType::f32, p.m, p.k, p.a.ld, p.a.stride == 0 ? 1 : p.batch,
                                                 p.a.stride, K::BM / CLUSTER, K::BK, tc::Swizzle::b128);
@@ -56,17 +56,17 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
     args.sk.owner_k = plan.tail.owner_k;
   }
   const tc::ClusterLaunch cfg(dim3(unsigned(plan.grid_ctas)), dim3(K::kThreads), K::kSmemBytes, env.stream, CLUSTER);
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg.cfg, &tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED>, ma, mb, md, args));
+  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg.cfg, &tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED, BM>, ma, mb, md, args));
 }
 
-template <int CLUSTER, bool B_KMAJOR, bool FUSED>
+template <int BM, int CLUSTER, bool B_KMAJOR, bool FUSED>
 Tf32Entry entry() {
   Tf32Entry e;
-  e.cluster = CLUSTER, e.b_k_major = B_KMAJOR, e.fused = FUSED;
-  e.kernel = reinterpret_cast<const void*>(&tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED>);
-  e.smem_bytes = tc::sm90::Tf32Tile::kSmemBytes;
-  e.threads = tc::sm90::Tf32Tile::kThreads;
-  e.launch = &launch<CLUSTER, B_KMAJOR, FUSED>;
+  e.tile_m = BM, e.cluster = CLUSTER, e.b_k_major = B_KMAJOR, e.fused = FUSED;
+  e.kernel = reinterpret_cast<const void*>(&tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED, BM>);
+  e.smem_bytes = tc::sm90::Tf32TileOf<BM>::kSmemBytes;
+  e.threads = tc::sm90::Tf32TileOf<BM>::kThreads;
+  e.launch = &launch<BM, CLUSTER, B_KMAJOR, FUSED>;
   return e;
 }
 
@@ -74,8 +74,12 @@ Tf32Entry entry() {
 
 const std::vector<Tf32Entry>& tf32_entries() {
   static const std::vector<Tf32Entry> entries = {
-      entry<1, false, false>(), entry<1, false, true>(), entry<1, true, false>(), entry<1, true, true>(),
-      entry<2, false, false>(), entry<2, false, true>(), entry<2, true, false>(), entry<2, true, true>()};
+      entry<256, 1, false, false>(), entry<256, 1, false, true>(), entry<256, 1, true, false>(),
+      entry<256, 1, true, true>(),   entry<256, 2, false, false>(), entry<256, 2, false, true>(),
+      entry<256, 2, true, false>(),  entry<256, 2, true, true>(),   entry<128, 1, false, false>(),
+      entry<128, 1, false, true>(),  entry<128, 1, true, false>(),  entry<128, 1, true, true>(),
+      entry<128, 2, false, false>(), entry<128, 2, false, true>(),  entry<128, 2, true, false>(),
+      entry<128, 2, true, true>()};
   return entries;
 }
 

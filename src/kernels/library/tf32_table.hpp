@@ -22,6 +22,7 @@ struct Tf32Plan {
 };
 
 struct Tf32Entry {
+  int tile_m = 256;  // the tile's rows (tc::sm90::Tf32TileOf)
   int cluster = 1;
   bool b_k_major = false, fused = false;
   const void* kernel = nullptr;

@@ -14,10 +14,11 @@
 // N-major (B row-major, the ladder's case) or K-major (B_KMAJOR), which only changes where the
 // fragments are read from.
 //
-// Levels: a CTA computes a 256 (m) x 128 (n) tile of D; each of its two consumer warpgroups owns 64
-// columns n and issues wgmma.m64n256k8 with D = its 64 x 256 slice of D^T (128 FP32 accumulators per
-// thread). A producer warpgroup issues the TMA copies (A: one 256 x 32 box; B: four boxes of 32 x 32,
-// all 128-byte swizzled) into a 4-stage mbarrier pipeline; the grid is persistent and walks the tiles
+// Levels: a CTA computes a BM (m) x 128 (n) tile of D, BM = 256 or 128 (Tf32TileOf); each of its
+// two consumer warpgroups owns 64 columns n and issues wgmma.m64n{BM}k8 with D = its 64 x BM slice
+// of D^T (BM / 2 FP32 accumulators per thread). A producer warpgroup issues the TMA copies (A: one
+// BM x 32 box; B: four boxes of 32 x 32, all 128-byte swizzled) into a 4-stage mbarrier pipeline
+// (6 stages with BM = 128, whose stages are half the size); the grid is persistent and walks the tiles
 // in grouped order for L2 reuse (over every item of a batch); D leaves through shared memory and TMA
 // stores. The pipeline is that of hopper.cuh (steps 4 to 7); what differs is the operand path and the
 // transposed epilogue. With clusters of 2 (CLUSTER), the two CTAs hold neighbouring tiles in n and
@@ -46,11 +47,15 @@
 
 namespace gemmlab::tc::sm90 {
 
-struct Tf32Tile {
-  static constexpr int BM = 256, BN = 128, BK = 32, STAGES = 4;  // BK: 32 floats = one 128-B row
+// BM = 128 serves problems of few rows (m <= 128) and few tiles: half the rows of padding or twice
+// the tiles of 256-row ones.
+template <int BM_>
+struct Tf32TileOf {
+  static constexpr int BM = BM_, BN = 128, BK = 32;       // BK: 32 floats = one 128-B row
+  static constexpr int STAGES = BM == 256 ? 4 : 6;
   static constexpr int kConsumers = 2, kThreads = 3 * 128;
-  static constexpr int kAccum = 128;                      // 64 x 256 FP32 per consumer warpgroup
-  static constexpr int A_BYTES = BM * BK * 4;             // 32 KB: one TMA box (256 rows x 128 B)
+  static constexpr int kAccum = BM / 2;                   // 64 x BM FP32 per consumer warpgroup
+  static constexpr int A_BYTES = BM * BK * 4;             // one TMA box of BM rows x 128 B
   static constexpr int B_BOX_COLS = 32;                   // n per B box (N-major: 128 B rows; K-major: 32 rows)
   static constexpr int B_BOX_BYTES = BK * B_BOX_COLS * 4; // 4 KB
   static constexpr int B_BYTES = BK * BN * 4;             // 16 KB: four boxes
@@ -61,7 +66,10 @@ struct Tf32Tile {
   using Ring = StoreRing<2, 2, EPI_PASSES>;
   static constexpr int EPI_BYTES = kConsumers * Ring::kBytes;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
+  static_assert(BM == 128 || BM == 256, "wgmma wrappers exist for m64n128k8 and m64n256k8 TF32");
+  static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
 };
+using Tf32Tile = Tf32TileOf<256>;  // the ladder's tile
 
 struct Tf32Args {
   int M, N, K;
@@ -102,12 +110,12 @@ __device__ __forceinline__ std::uint32_t lds32(const void* p) {
 
 // CLUSTER = 2: the two CTAs of a cluster hold neighbouring tiles in n with the same rows m, so
 // they share the A tile: each loads half of its rows and multicasts them to both. FUSED: the bias
-// and the activation are applied in the epilogue.
-template <int CLUSTER, bool B_KMAJOR = false, bool FUSED = false>
-__global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
+// and the activation are applied in the epilogue. BM_: the tile's rows (Tf32TileOf).
+template <int CLUSTER, bool B_KMAJOR = false, bool FUSED = false, int BM_ = 256>
+__global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
     hopper_tf32_gemm(const __grid_constant__ CUtensorMap tm_a, const __grid_constant__ CUtensorMap tm_b,
                      const __grid_constant__ CUtensorMap tm_c, const Tf32Args args) {
-  using Cfg = Tf32Tile;
+  using Cfg = Tf32TileOf<BM_>;
   constexpr int S = Cfg::STAGES, BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
   extern __shared__ unsigned char smem_raw[];
   const auto [a_tiles, b_tiles, epi, full, empty] = PipelineSmem<Cfg>(smem_raw);
@@ -210,7 +218,7 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
   for (int h = 0; h < 2; ++h)
     for (int e = 0; e < 2; ++e)
       epi_off[h][e] = (frag_box[h] - 2 * ci) * kStoreBoxBytes + swizzle128_f32(2 * t + e, frag_col[h]);
-  Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
+  typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   float d[Cfg::kAccum];
   std::uint32_t frag[2][4][4];  // two sets of B^T fragments: this k-tile and the next
   int it = 0;
@@ -235,7 +243,10 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 1)
       const unsigned char* at = a_tiles + s * Cfg::A_BYTES;
 #pragma unroll
       for (int kk = 0; kk < BK / 8; ++kk)
-        wgmma_m64n256k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
+        if constexpr (BM == 256)
+          wgmma_m64n256k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
+        else
+          wgmma_m64n128k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<1>();
       if (prev >= 0) release_stage<CLUSTER>(&empty[prev], ctid);
