@@ -35,10 +35,13 @@ void Lab::flush_l2() {
 StreamHold* Lab::hold() {
   if (holds_off_) return nullptr;
   if (!hold_) {
-    // A tool's injection library (ncu and compute-sanitizer load theirs through this variable).
+    // A tool's injection library: compute-sanitizer loads its through CUDA_INJECTION64_PATH; ncu
+    // 2025.3 preloads its and sets NV_NSIGHT_INJECTION_* instead (a hold under it waited out its
+    // timeout once, then the Lab turned holds off).
     const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+    const char* nsight = std::getenv("NV_NSIGHT_INJECTION_TRANSPORT_TYPE");
     const char* blocking = std::getenv("CUDA_LAUNCH_BLOCKING");
-    if ((injected && *injected) || (blocking && std::string_view(blocking) == "1")) {
+    if ((injected && *injected) || (nsight && *nsight) || (blocking && std::string_view(blocking) == "1")) {
       holds_off_ = true;
       return nullptr;
     }

@@ -79,26 +79,32 @@ TEST_F(Hold, RunsThatWaitForTheStreamAreTimedWithoutTheHold) {
   EXPECT_FALSE(next.held);
 }
 
-// Under a tool that serialises launches (ncu and compute-sanitizer inject a library through
-// CUDA_INJECTION64_PATH) every hold would wait for its timeout: a Lab made there holds nothing.
+// Under a tool that serialises launches every hold would wait for its timeout: a Lab made there
+// holds nothing. compute-sanitizer injects its library through CUDA_INJECTION64_PATH, ncu 2025.3
+// preloads its and sets NV_NSIGHT_INJECTION_TRANSPORT_TYPE (as seen on the H100 machine).
 TEST_F(Hold, NoHoldsWhereAToolIsInjected) {
-  const char* was = std::getenv("CUDA_INJECTION64_PATH");
-  const std::string saved = was ? was : "";
-  ASSERT_EQ(setenv("CUDA_INJECTION64_PATH", "/a/tool.so", 1), 0);
-  {
-    Lab lab;
-    EXPECT_EQ(lab.hold(), nullptr);
-    DeviceBuffer buf(4096);
-    const Timing t = time_runs(lab, TimingPlan{1, 5, 5.0},
-                               [&] { GEMMLAB_CUDA(cudaMemsetAsync(buf.get(), 6, buf.bytes(), lab.stream())); });
-    EXPECT_FALSE(t.held);
-  }
-  if (was) {
-    setenv("CUDA_INJECTION64_PATH", saved.c_str(), 1);
-  } else {
-    unsetenv("CUDA_INJECTION64_PATH");
-    Lab plain;
-    EXPECT_NE(plain.hold(), nullptr);
+  for (const char* var : {"CUDA_INJECTION64_PATH", "NV_NSIGHT_INJECTION_TRANSPORT_TYPE"}) {
+    SCOPED_TRACE(var);
+    const char* was = std::getenv(var);
+    const std::string saved = was ? was : "";
+    ASSERT_EQ(setenv(var, "tool", 1), 0);
+    {
+      Lab lab;
+      EXPECT_EQ(lab.hold(), nullptr);
+      DeviceBuffer buf(4096);
+      const Timing t = time_runs(lab, TimingPlan{1, 5, 5.0},
+                                 [&] { GEMMLAB_CUDA(cudaMemsetAsync(buf.get(), 6, buf.bytes(), lab.stream())); });
+      EXPECT_FALSE(t.held);
+    }
+    if (was) {
+      setenv(var, saved.c_str(), 1);
+    } else {
+      unsetenv(var);
+      if (!std::getenv("CUDA_INJECTION64_PATH") && !std::getenv("NV_NSIGHT_INJECTION_TRANSPORT_TYPE")) {
+        Lab plain;
+        EXPECT_NE(plain.hold(), nullptr);
+      }
+    }
   }
 }
 
