@@ -426,6 +426,13 @@ TEST(DispatchTf32, TakesTilesOf128RowsForFewRowsOrFewTiles) {
   EXPECT_EQ(rows(2048, 2048, 2048), 256);
   EXPECT_EQ(rows(4096, 4096, 4096), 256);
   EXPECT_EQ(rows(256, 16384, 16384), 256);
+  // One row of tiles: alone, whatever the number of tiles (A is one tile); more rows: in pairs.
+  Problem lm_head = problem(DataType::f32, DataType::f32, 64, 128256, 4096);
+  lm_head.tf32 = true;
+  EXPECT_EQ(tf32_model_choice(lm_head, dev, 1 << 26, false).cluster, 1);
+  Problem square = problem(DataType::f32, DataType::f32, 4096, 4096, 4096);
+  square.tf32 = true;
+  EXPECT_EQ(tf32_model_choice(square, dev, 1 << 26, false).cluster, 2);
   Problem p = problem(DataType::f32, DataType::f32, 1000, 1000, 1000);
   p.tf32 = true;
   EXPECT_EQ(tf32_model_choice(p, dev, 1 << 26, true).tile_m, 256);  // batch-invariant: one configuration
@@ -498,7 +505,8 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_TRUE(first_f32(1, 4096, 4096, true));
   EXPECT_FALSE(first_f32(1, 4096, 4096, false));   // FP32 products asked for
   EXPECT_TRUE(first_f32(16, 4096, 14336, true));    // 224 MiB
-  EXPECT_FALSE(first_f32(16, 8192, 14336, true));   // 448 MiB
+  EXPECT_TRUE(first_f32(16, 8192, 14336, true));    // 448 MiB: TF32's tile kernel is 7/8 padding
+  EXPECT_TRUE(first_f32(16, 28672, 8192, true));    // 896 MiB
   EXPECT_FALSE(first_f32(32, 4096, 4096, true));
   EXPECT_FALSE(first_f32(64, 64, 65536, true));  // one tile, a long k: the TF32 tile kernel's split-K
 }
@@ -611,7 +619,7 @@ TEST(DispatchSkinnySimt, GoesFirstForFp32WithAMillionElementsOfW) {
   EXPECT_FALSE(first(8, 512, 1024));    // half a million elements of W
   EXPECT_TRUE(first(4, 4096, 4096, true));    // TF32 allowed: exact products, as fast with 1 to 4
   EXPECT_FALSE(first(8, 4096, 4096, true));   // from 8 the mma.sync form
-  EXPECT_TRUE(first(16, 28672, 8192, true));  // 896 MiB: more than the mma.sync form takes
+  EXPECT_FALSE(first(16, 28672, 8192, true)); // 896 MiB: the mma.sync form too
   EXPECT_FALSE(first(16384, 8, 16384, true)); // a short n: the TF32 tile kernel
   EXPECT_FALSE(skinny_simt_first(problem(DataType::bf16, DataType::f32, 1, 4096, 4096)));
 }

@@ -227,10 +227,13 @@ bool skinny_first(const Problem& p) {
   const Sides s = sides_of(p);
   // A decode step or GEMV: m <= 16 against a long operand of thousands of rows and k. Up to a few
   // hundred MB the skinny kernel's start (no pipeline to fill, no tile of padding) wins; beyond,
-  // the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100: 16 x 28672 x 8192,
-  // 470 MB, 0.217 ms here against 0.191 ms).
+  // for 16-bit operands, the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100:
+  // 16 x 28672 x 8192, 470 MB, 0.217 ms here against 0.191 ms). Not for TF32, whose tile kernel's
+  // 128-row tile is 7/8 padding at 16 rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192,
+  // 940 MB, 0.352 / 0.251 ms here against 0.360 / 0.338 ms in 128 x 128 tiles).
   const double w_bytes = double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
-  const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 && w_bytes <= double(1 << 28);
+  const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 &&
+                      (w_bytes <= double(1 << 28) || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
   // (H100).
@@ -281,13 +284,10 @@ bool skinny_simt_first(const Problem& p) {
   // it saves. A problem of under a million W elements an item is over before either streams.
   const Sides s = sides_of(p);
   const double w_elems = double(s.big) * double(p.k);
-  // With TF32 allowed, the tensor-core kernels are the faster from 8 columns, except where the
-  // mma.sync form leaves a decode step's long operand to the tile kernel (over 256 MiB): this
-  // one streams it faster there, as it does with 1 column (docs/shapes.md).
-  if (p.tf32 && s.small > 4) {
-    const double w_bytes = w_elems * 4.0 * double(s.w->stride == 0 ? 1 : p.batch);
-    if (!(s.swapped && s.small <= 16 && w_bytes > double(1 << 28))) return false;
-  }
+  // With TF32 allowed, the tensor-core kernels are the faster from 8 columns, the mma.sync form
+  // over long operands too (16 x 28672 x 8192, 940 MB, L2 flushed, b57d250, H100 / H200: 0.352 /
+  // 0.251 ms there against 0.456 / 0.457 here).
+  if (p.tf32 && s.small > 4) return false;
   return w_elems >= double(1 << 20);
 }
 

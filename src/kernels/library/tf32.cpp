@@ -311,9 +311,11 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   if (p.m <= 128 || 2 * cdiv(p.m, 256) * cdiv(p.n, kBN) * p.batch <= sms) c.tile_m = 128;
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
   // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
-  // points slower with clusters).
+  // points slower with clusters); not over a single row of tiles, whose A is one tile that every
+  // CTA finds in L2 (64 x 128256 x 4096, L2 flushed, b57d250, H100 / H200: 0.772 / 0.653 ms alone
+  // against 0.818 / 0.727 in pairs).
   const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN);
-  c.cluster = tiles * p.batch > sms ? 2 : 1;
+  c.cluster = tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;
   c.stream_k = int(TailMode::when_faster);
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
   // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum).
