@@ -1,5 +1,7 @@
 // Dispatch without a GPU: table files (parsing, classes, nearest entries), the families' refusals
 // and model choices on a described device.
+#include <tuple>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -716,4 +718,20 @@ TEST(DispatchCopyBlocks, BlockCopiesFitTheirShareOfTheWorkspace) {
               EXPECT_LE(copy_of(q.b, q.n, q.k, 1, es).bytes, b.b_bytes) << where;
             }
         }
+}
+
+// A decode step with weights past the skinny kernel's 256 MiB: 128 x 256 tiles with a stream-K
+// tail, not 128 x 128 tiles (fewer than a wave of 256-wide ones) or slices of k.
+TEST(DispatchSm90, DecodeStepsPastTheSkinnyKernelTakeWideTiles) {
+  const DeviceState dev = h100();
+  for (auto [m, n, k] : {std::tuple{16, 28672, 8192}, std::tuple{16, 8192, 28672}, std::tuple{1, 128256, 4096}}) {
+    const Problem p = problem(DataType::bf16, DataType::bf16, m, n, k);
+    const Sm90Config c = sm90_model_choice(p, dev, std::size_t(1) << 26, false);
+    EXPECT_EQ(c.tile_n, 256) << m << "x" << n << "x" << k;
+    EXPECT_EQ(c.splits, 1) << m << "x" << n << "x" << k;
+    EXPECT_NE(c.stream_k, 0) << m << "x" << n << "x" << k;
+  }
+  // 32 rows, or 16 rows of a smaller B: the rules before it.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 32, 14336, 4096), dev, std::size_t(1) << 26, false).tile_n, 128);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 4096, 4096), dev, std::size_t(1) << 26, false).splits, 4);
 }

@@ -339,6 +339,16 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
       c.splits = int(splits);
     }
   }
+  // A decode step whose weights are past the skinny kernel's reach (m <= 16, B over 256 MiB:
+  // skinny_first): B is streamed once whatever the tile, and 128 x 256 tiles with a stream-K tail
+  // stream it faster than 128 x 128 ones or slices of k (L2 flushed, b30db82, `gemmlab tune --cold`:
+  // 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 / H200, 16 x 8192 x
+  // 28672 0.143 against 0.168 ms on the H200).
+  const double b_bytes = double(p.n) * double(p.k) * double(size_of(p.ab));
+  if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28)) {
+    c = Sm90Config{};
+    c.stream_k = int(TailMode::when_faster);
+  }
   return c;
 }
 
