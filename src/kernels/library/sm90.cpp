@@ -340,12 +340,13 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
     }
   }
   // A decode step whose weights are past the skinny kernel's reach (m <= 16, B over 256 MiB:
-  // skinny_first): B is streamed once whatever the tile, and 128 x 256 tiles with a stream-K tail
-  // stream it faster than 128 x 128 ones or slices of k (L2 flushed, b30db82, `gemmlab tune --cold`:
-  // 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 / H200, 16 x 8192 x
-  // 28672 0.143 against 0.168 ms on the H200).
+  // skinny_first) and that split-K leaves whole: B is streamed once whatever the tile, and 128 x 256
+  // tiles with a stream-K tail stream it faster than 128 x 128 ones (L2 flushed, b30db82, `gemmlab
+  // tune --cold`: 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 /
+  // H200). Where k is long against n, split-K stays: 16 x 8192 x 28672 in 2 slices 0.190 ms against
+  // 0.197 in wide tiles (H100, the shape suite at 820846f).
   const double b_bytes = double(p.n) * double(p.k) * double(size_of(p.ab));
-  if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28)) {
+  if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28) && c.splits == 1) {
     c = Sm90Config{};
     c.stream_k = int(TailMode::when_faster);
   }
