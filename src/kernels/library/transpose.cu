@@ -38,24 +38,29 @@ __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64
   }
 }
 
-// One block per row (grid-strided over rows and items): the threads read the unaligned source row
-// one element at a time (consecutive lanes, consecutive addresses) and write it at the aligned
-// start of the destination row.
+// One block per piece of kRowPiece elements of a row (grid-strided over the pieces of every row
+// and item): the threads read the unaligned source one element at a time (consecutive lanes,
+// consecutive addresses) and write it at the aligned place in the destination row. Pieces rather
+// than whole rows: a few long rows (A of 7 x 4099) then still spread over many SMs.
+constexpr std::int64_t kRowPiece = 1024;
+
 template <class E>
 __global__ void copy_rows(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
-  for (std::int64_t r = blockIdx.x; r < rows * batch; r += gridDim.x) {
+  const std::int64_t pieces = (cols + kRowPiece - 1) / kRowPiece;
+  for (std::int64_t b = blockIdx.x; b < rows * batch * pieces; b += gridDim.x) {
+    const std::int64_t r = b / pieces, c0 = (b % pieces) * kRowPiece, end = min(cols, c0 + kRowPiece);
     const std::int64_t item = r / rows, row = r % rows;
     const E* s = src + item * stride + row * ld;
     E* d = dst + r * dst_ld;
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) d[c] = s[c];
+    for (std::int64_t c = c0 + threadIdx.x; c < end; c += blockDim.x) d[c] = s[c];
   }
 }
 
 template <class E>
 void launch_copy_rows(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                       std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch, 1 << 20));
+  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch * ((cols + kRowPiece - 1) / kRowPiece), 1 << 20));
   const unsigned threads = cols >= 256 ? 256 : cols >= 64 ? 64 : 32;
   copy_rows<E><<<blocks, threads, 0, stream>>>(static_cast<const E*>(src), ld, stride, rows, cols, batch,
                                                static_cast<E*>(dst), dst_ld);
