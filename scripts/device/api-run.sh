@@ -8,6 +8,7 @@
 #   STEPS="build tests retests examples explain bench torch sanitize tune lab" (default: all but retests, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
 #   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
+#   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
 #
 # Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
 # without a GPU, so that the device's minutes go to running, not compiling) the build step
@@ -130,8 +131,12 @@ if want sanitize; then
   # racecheck is an order of magnitude slower than the others: it gets the 16-bit cases only.
   filter=${SANITIZE_FILTER:-*ApiTyped.AwkwardShapes*:*ApiTyped.EveryLayout*:*ApiGroupedTyped.GroupPatterns*:*ApiGraph*}
   race_filter=${SANITIZE_RACE_FILTER:-*ApiTyped.AwkwardShapes*/bf16_bf16:*ApiGroupedTyped.GroupPatterns*/bf16_f32}
+  # initcheck does not count TMA stores as initialising memory, so split-K's partial sums stored
+  # through the TMA read as uninitialised in its second pass (docs/verification.md): the awkward
+  # shapes, which split K, are left to the other three tools.
+  init_filter=${SANITIZE_INIT_FILTER:-*ApiTyped.EveryLayout*:*ApiGroupedTyped.GroupPatterns*:*ApiGraph*}
   for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    f=$filter; [ "$tool" = racecheck ] && f=$race_filter
+    f=$filter; [ "$tool" = racecheck ] && f=$race_filter; [ "$tool" = initcheck ] && f=$init_filter
     ( timeout "${CAP_SANITIZE:-240}" compute-sanitizer --tool "$tool" --error-exitcode 99 build/tests/gemmlab_gpu_tests \
         --gtest_filter="$f" >"$out/sanitize-$tool.log" 2>&1; echo $? >"/tmp/sanitize-$tool.rc" ) &
   done
