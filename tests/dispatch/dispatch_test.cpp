@@ -691,6 +691,9 @@ TEST(DispatchCopyBlocks, ServeOddSizesBeyondTheWorkspace) {
   Problem tf32_big = problem(DataType::f32, DataType::f32, 8193, 8193, 8193);
   tf32_big.tf32 = true;
   EXPECT_EQ(choose(ctx, tf32_big, ws).family, Family::simt);
+  const auto why = tf32_reject(tf32_big, tf32_model_choice(tf32_big, ctx.device, ws, false), ctx.device, ws);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("times a launch over all of D"), std::string::npos) << *why;
 }
 
 // A block's copies take at most the bytes the plan gives them, whatever the operands' majorness,

@@ -72,13 +72,18 @@ std::size_t copies_bytes(const Problem& p) { return copy_bytes(p) + b_copy_bytes
 // refused: the FP32 kernel, which copies nothing of A, is then the faster (it multiplies at about
 // an eighth of the TF32 rate).
 constexpr std::int64_t kMaxBlockWaves = 3;
-CopyBlocks blocks_for(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+CopyBlocks any_blocks(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
   if (copies_bytes(p) <= workspace_bytes || p.batch != 1) return {};
-  const std::int64_t slots = resident_units(c, state);
-  const CopyBlocks blocks = copy_blocks(p, a_needs_copy(p) ? std::size_t(copy_ld(p)) * 4 : 0,
-                                        b_copy(p).needed ? copy_line_bytes(p.b, p.k, 4) : 0, workspace_bytes,
-                                        c.tile_m, kBN * c.cluster, slots);
-  return blocks.waves > kMaxBlockWaves * whole_waves(p, c.tile_m, kBN * c.cluster, slots) ? CopyBlocks{} : blocks;
+  return copy_blocks(p, a_needs_copy(p) ? std::size_t(copy_ld(p)) * 4 : 0,
+                     b_copy(p).needed ? copy_line_bytes(p.b, p.k, 4) : 0, workspace_bytes, c.tile_m, kBN * c.cluster,
+                     resident_units(c, state));
+}
+bool too_many_waves(const Problem& p, const Tf32Config& c, const DeviceState& state, const CopyBlocks& blocks) {
+  return blocks.waves > kMaxBlockWaves * whole_waves(p, c.tile_m, kBN * c.cluster, resident_units(c, state));
+}
+CopyBlocks blocks_for(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+  const CopyBlocks blocks = any_blocks(p, c, state, workspace_bytes);
+  return too_many_waves(p, c, state, blocks) ? CopyBlocks{} : blocks;
 }
 
 // The copy of op(A)'s rows [r0, r0 + rows) of every item (r0 = 0: all of them) into dst, K-major
@@ -181,10 +186,15 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
     if (b_copy(p).needed)
       what += std::string(what.empty() ? "" : "; ") +
               "B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)";
+    const CopyBlocks blocks = any_blocks(p, c, state, workspace_bytes);
     return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({}); {} are available", what,
                        copies_bytes(p),
                        p.batch > 1 || c.splits > 1 ? "whole: a batch or split-K is not copied in blocks"
-                                                   : "or in blocks of D, at least one tile's rows and columns",
+                       : blocks.rows > 0
+                           ? fmt::format("in blocks of D they would take {} waves of tiles, more than {} times a "
+                                         "launch over all of D",
+                                         blocks.waves, kMaxBlockWaves)
+                           : std::string("or in blocks of D, at least one tile's rows and columns"),
                        workspace_bytes);
   }
   if (unit_count(p, c) > INT_MAX) return std::string("too many tiles for 32-bit tile indices");
