@@ -2,7 +2,8 @@
 // instantiations live in the sm90_*.sm90a.cu files, built only when sm_90 is a target
 // architecture; without them every problem is refused here. An operand the TMA cannot address
 // (a pointer, leading dimension or batch stride that is not a 16-byte multiple: odd K or N, a
-// sub-matrix view) is first copied into the workspace with rows of a 16-byte multiple.
+// sub-matrix view) is first copied into the workspace with rows of a 16-byte multiple, block by
+// block of D where the whole copies do not fit (operand_copy.hpp, CopyBlocks).
 #include "kernels/library/sm90.hpp"
 
 #include <algorithm>

@@ -22,7 +22,8 @@ void prepare_sm90(DeviceState& state);
 // Why this configuration cannot compute p on this device, or nothing when it can: 16-bit operands,
 // an sm_90 GPU, the configuration compiled for this kind of problem, and room in `workspace_bytes`
 // for the copies of operands the TMA cannot address (pointers, leading dimensions or batch strides
-// that are not 16-byte multiples are copied into rows of a 16-byte multiple first).
+// that are not 16-byte multiples are copied into rows of a 16-byte multiple first): for all of
+// them, or, for a single problem without split-K, for those of one block of D (sm90_copy_blocks).
 std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, const DeviceState& state,
                                        std::size_t workspace_bytes);
 
