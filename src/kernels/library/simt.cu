@@ -15,6 +15,7 @@
 
 #include "core/error.hpp"
 #include "kernels/library/epilogue.cuh"
+#include "kernels/library/operand_copy.hpp"
 #include "kernels/library/simt_table.hpp"
 #include "kernels/library/transpose.hpp"
 
@@ -159,16 +160,11 @@ std::size_t copy_bytes(const Problem& p, std::int64_t cols) {
 
 // Columns [n0, n0 + cols) of D, with B read N-major from its copy at `b`.
 Problem column_slice(const Problem& p, std::int64_t n0, std::int64_t cols, const float* b) {
-  Problem q = p;
-  q.n = cols;
+  Problem q = block_of(p, 0, p.m, n0, cols);  // D, C and the bias moved to column n0
   q.b.ptr = b;
   q.b.k_major = false;
   q.b.ld = copy_ld(cols);
   q.b.stride = copy_items(p) > 1 ? p.k * q.b.ld : 0;
-  q.d = static_cast<float*>(p.d) + n0;
-  if (p.c) q.c = static_cast<const float*>(p.c) + n0;
-  if (p.bias_kind == BiasKind::per_column && p.bias)
-    q.bias = static_cast<const unsigned char*>(p.bias) + std::size_t(n0) * size_of(p.bias_type);
   return q;
 }
 

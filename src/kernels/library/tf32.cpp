@@ -38,8 +38,9 @@ const std::vector<Tf32Entry>& entries() {
 
 // Co-resident clusters of c's instantiations as prepare_tf32 counted them (DeviceState::tf32_resident:
 // tiles of 256 rows alone, in pairs, then of 128 rows alone, in pairs), or one per SM (pair).
+std::size_t resident_index(int tile_m, int cluster) { return std::size_t((tile_m == 128 ? 2 : 0) + (cluster == 2 ? 1 : 0)); }
 std::int64_t resident_units(const Tf32Config& c, const DeviceState& state) {
-  const std::size_t idx = (c.tile_m == 128 ? 2 : 0) + (c.cluster == 2 ? 1 : 0);
+  const std::size_t idx = resident_index(c.tile_m, c.cluster);
   return idx < state.tf32_resident.size() && state.tf32_resident[idx] > 0 ? state.tf32_resident[idx]
                                                                          : state.props.sm_count / c.cluster;
 }
@@ -158,7 +159,7 @@ void prepare_tf32(DeviceState& state) {
     GEMMLAB_CUDA(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(e.smem_bytes)));
   for (const Tf32Entry& e : entries())
     if (!e.fused && !e.b_k_major)
-      state.tf32_resident[std::size_t((e.tile_m == 128 ? 2 : 0) + (e.cluster == 2 ? 1 : 0))] =
+      state.tf32_resident[resident_index(e.tile_m, e.cluster)] =
           tc::resident_clusters(e.kernel, unsigned(e.threads), e.smem_bytes, e.cluster, state.props.sm_count);
 }
 
