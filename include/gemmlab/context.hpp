@@ -53,6 +53,14 @@ class GEMMLAB_API Context {
     // Copy device-side arguments (grouped offsets) to the host and check them on every call. This
     // synchronises the stream: for debugging only, and not while capturing a graph.
     bool check_device_arguments = false;
+    // Launch the GEMM kernels early (programmatic dependent launch, sm_90 and later): their blocks
+    // are placed on the SMs the kernel ahead of them on the stream frees as it drains, and wait
+    // there for its writes before reading anything, instead of being launched once it has ended.
+    // This saves about a microsecond before each (after a call's operand copy, or the previous
+    // call). A kernel of yours launched with programmatic dependent launch right after a call must
+    // wait for it (cudaGridDependencySynchronize) before reading D, as such launches always must.
+    // false: plain stream order. Overridden by $GEMMLAB_EARLY_LAUNCH (0 or 1).
+    bool early_launch = true;
   };
 
   Context();  // the current device, default options

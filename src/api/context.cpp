@@ -1,5 +1,6 @@
 // Context and Workspace (context.hpp): everything per device is measured and allocated here, once.
 #include <cstdlib>
+#include <string_view>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -110,6 +111,9 @@ Context::Context(const Options& options) : impl_(std::make_unique<detail::Contex
   impl_->device = detail::query_state(ordinal);
   detail::check_code_for_device(impl_->device);
   detail::prepare_kernels(impl_->device);
+  bool early = options.early_launch;
+  if (const char* env = std::getenv("GEMMLAB_EARLY_LAUNCH"); env && *env) early = std::string_view(env) != "0";
+  impl_->device.early_launch = early && impl_->device.cc >= 90;
   std::string table = options.table;
   if (const char* env = std::getenv("GEMMLAB_TABLE"); env && *env) table = env;
   impl_->table = table.empty() ? detail::builtin_table(impl_->device.props.name, impl_->table_source)

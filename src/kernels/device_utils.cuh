@@ -51,6 +51,16 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 #endif
 }
 
+// The first thing each library kernel does, before it touches global memory (the library launches
+// its kernels early on sm_90: detail::KernelLaunch): wait for the kernel ahead of it on the stream,
+// then let the kernel behind it place its blocks on the SMs this grid leaves free, where they wait
+// in turn. Every block of this grid has started by the time that happens, so they take nothing
+// this grid needs.
+__device__ __forceinline__ void start_in_stream_order() {
+  wait_for_prerequisite_grid();
+  allow_dependent_launch();
+}
+
 // C = alpha * acc + beta * C for one element; beta == 0 never reads C (it may hold NaN).
 __device__ __forceinline__ float epilogue(float acc, float alpha, float beta, const float* c) {
   return beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;

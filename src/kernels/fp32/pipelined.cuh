@@ -573,9 +573,9 @@ __device__ __forceinline__ bool finish_piece(const PipelinedArgs& p, int b, int 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm(PipelinedArgs p, StoreArgs o) {
   extern __shared__ __align__(16) float smem[];
-  // The stream-K tail kernel that may follow writes other tiles of C and reads nothing this grid
-  // writes: it may start as soon as every block of this grid has started (launch_pipelined).
-  if constexpr (Cfg::kStreamK) dev::allow_dependent_launch();
+  // Then the stream-K tail kernel that may follow, which writes other tiles of C and reads nothing
+  // this grid writes, may start as soon as every block of this grid has started (launch_pipelined).
+  dev::start_in_stream_order();
   const int tiles_m = (p.M + Cfg::BM - 1) / Cfg::BM, tiles_n = (p.N + Cfg::BN - 1) / Cfg::BN;
   int tm, tn;
   tile_coords(blockIdx.x, tiles_m, tiles_n, p.group_m, tm, tn);
@@ -635,6 +635,7 @@ struct ReduceArgs {
 
 template <int EPI>
 __global__ void splitk_reduce(const ReduceArgs a) {
+  dev::start_in_stream_order();
   const std::int64_t total = std::int64_t(a.M) * a.N, step = std::int64_t(gridDim.x) * blockDim.x;
   std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if (i >= total) return;
@@ -664,13 +665,24 @@ __global__ void splitk_reduce(const ReduceArgs a) {
 // stream-K tail if any. The kernels' shared-memory limits were raised beforehand (prepare_pipelined:
 // once per device, when the library's Context is made). early_tail: the tail grid is launched with
 // programmatic dependent launch, so that its blocks take the SMs the whole-tile grid frees one by
-// one, instead of waiting until its last block ends.
+// one, instead of waiting until its last block ends. early_start: the whole-tile grid is launched
+// so too, behind the kernel ahead of it on the stream (the library's launches on sm_90,
+// detail::KernelLaunch).
 template <class Cfg>
 void launch_pipelined(const PipelinedArgs& a, const StoreArgs& o, unsigned whole_tiles, int batch, int splits, bool early_tail,
-                      cudaStream_t s) {
+                      cudaStream_t s, bool early_start) {
   if (whole_tiles > 0) {
-    pipelined_gemm<Cfg><<<dim3(whole_tiles, unsigned(batch), unsigned(splits)), Cfg::kThreads, Cfg::kSmemBytes, s>>>(a, o);
-    GEMMLAB_CHECK_LAUNCH();
+    cudaLaunchAttribute early{};
+    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    early.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(whole_tiles, unsigned(batch), unsigned(splits));
+    cfg.blockDim = dim3(Cfg::kThreads);
+    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
+    cfg.stream = s;
+    cfg.attrs = &early;
+    cfg.numAttrs = early_start ? 1 : 0;
+    GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_gemm<Cfg>, a, o));
   }
   if constexpr (Cfg::kStreamK) {
     if (a.tail.tiles > 0) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "kernels/device_utils.cuh"
 #include "kernels/library/epilogue.cuh"
 #include "kernels/library/generic.hpp"
 
@@ -58,6 +59,7 @@ template <class TAB, class TCD>
 __global__ void __launch_bounds__(kThreads) generic_gemm(const GenericArgs p) {
   __shared__ float As[BK][BM + 4];
   __shared__ float Bs[BK][BN + 4];
+  dev::start_in_stream_order();
   const TAB* A = static_cast<const TAB*>(p.a);
   const TAB* B = static_cast<const TAB*>(p.b);
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -26,6 +27,8 @@ struct DeviceState {
                                      // and 1, 2, 4, 8 column groups, then FP32 operands with as many; then the
                                      // CUDA-core form with 1, 2, 4, 8, 16 columns, W big-major then K-major
   int small_resident = 0;            // CTAs of the small-tile kernel resident per SM
+  // Kernels are launched early (KernelLaunch): sm_90 or later, and Context::Options::early_launch.
+  bool early_launch = false;
 };
 
 // Scratch memory of one call: `bytes` of workspace (256-byte aligned) and the zeroed counters
@@ -49,10 +52,58 @@ inline bool rows_aligned(const void* ptr, std::int64_t ld, std::int64_t stride, 
   return reinterpret_cast<std::uintptr_t>(ptr) % bytes == 0 && multiple(ld) && (items == 1 || multiple(stride));
 }
 
+// The stream a library kernel goes on, and whether it is launched early there (KernelLaunch).
+struct KernelStream {
+  cudaStream_t id = nullptr;
+  bool early = false;
+};
+
 struct LaunchEnv {
   cudaStream_t stream = nullptr;
   Scratch scratch;
   const DeviceState* device = nullptr;
+  KernelStream queue() const { return {stream, device != nullptr && device->early_launch}; }
+};
+
+// The launch of one of the library's GEMM kernels: grid, block, dynamic shared memory, the stream,
+// and clusters of `cluster` CTAs along x. Early (programmatic dependent launch): the kernel's
+// blocks are placed on the SMs the kernel ahead of it frees as it drains, and wait there (each
+// library kernel starts with dev::start_in_stream_order) instead of being launched once it has
+// ended: about a microsecond less between a call's copy and its GEMM, or between consecutive calls
+// (docs/shapes.md, "Early launch"). Only the GEMM kernels are launched so; their grids take one CTA
+// an SM or fill every SM. The copies and the split-K reductions keep plain stream order: their
+// small grids, placed early, piled onto the few SMs free first (a reduction of 128 slices of
+// 64 x 64 ran 2 us slower). Not copyable: the configuration points into it.
+class KernelLaunch {
+ public:
+  KernelLaunch(dim3 grid, dim3 block, std::size_t smem, KernelStream stream, unsigned cluster = 1) {
+    cfg_.gridDim = grid;
+    cfg_.blockDim = block;
+    cfg_.dynamicSmemBytes = smem;
+    cfg_.stream = stream.id;
+    cfg_.attrs = attrs_;
+    if (cluster > 1) {
+      cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
+      a.id = cudaLaunchAttributeClusterDimension;
+      a.val.clusterDim.x = cluster, a.val.clusterDim.y = 1, a.val.clusterDim.z = 1;
+    }
+    if (stream.early) {
+      cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
+      a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      a.val.programmaticStreamSerializationAllowed = 1;
+    }
+  }
+  KernelLaunch(const KernelLaunch&) = delete;
+  KernelLaunch& operator=(const KernelLaunch&) = delete;
+
+  template <class... Params, class... Args>
+  cudaError_t operator()(void (*kernel)(Params...), Args&&... args) const {
+    return cudaLaunchKernelEx(&cfg_, kernel, std::forward<Args>(args)...);
+  }
+
+ private:
+  cudaLaunchConfig_t cfg_{};
+  cudaLaunchAttribute attrs_[2]{};
 };
 
 }  // namespace gemmlab::detail

@@ -386,7 +386,7 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
   o.epi = epilogue_params(p);
 
   const unsigned whole = unsigned(tile_count(p, c) - tail.tiles);
-  e.launch(a, o, whole, int(p.batch), splits, early_tail && state.cc >= 90, env.stream);
+  e.launch(a, o, whole, int(p.batch), splits, early_tail && state.cc >= 90, env.stream, env.queue().early);
   if (splits > 1) {
     fp32::ReduceArgs r{};
     r.M = a.M, r.N = a.N, r.splits = splits;

@@ -25,7 +25,7 @@ struct SimtEntry {
   const void* tail_kernel = nullptr;
   int (*prepare)() = nullptr;  // raises the shared-memory limits; returns resident blocks per SM
   void (*launch)(const fp32::PipelinedArgs&, const fp32::StoreArgs&, unsigned whole_tiles, int batch, int splits,
-                 bool early_tail, cudaStream_t) = nullptr;
+                 bool early_tail, cudaStream_t, bool early_start) = nullptr;
 };
 
 const std::vector<SimtEntry>& simt_entries_ladder();

@@ -164,17 +164,10 @@ skinny::Args make_args(const Problem& p, const SkinnyConfig& c, const LaunchEnv&
 // c.splits along k.
 template <class K>
 void launch_clustered(K kernel, const skinny::Args& a, std::int64_t tiles, int warps, const SkinnyConfig& c,
-                      cudaStream_t stream) {
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(tiles * c.splits), unsigned(std::min<std::int64_t>(a.batch, 65535)), 1);
-  cfg.blockDim = dim3(unsigned(32 * warps), 1, 1);
-  cfg.stream = stream;
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = unsigned(c.splits), attr.val.clusterDim.y = 1, attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, kernel, a));
+                      KernelStream stream) {
+  const KernelLaunch run(dim3(unsigned(tiles * c.splits), unsigned(std::min<std::int64_t>(a.batch, 65535)), 1),
+                         dim3(unsigned(32 * warps), 1, 1), 0, stream, unsigned(c.splits));
+  GEMMLAB_CUDA(run(kernel, a));
 }
 
 // The split of k that fills the GPU with `tiles` CTAs (per split) of `per_sm` resident a SM, each
@@ -258,7 +251,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
   launch_clustered(kernel_of(p, mt, s.w->k_major), make_args(p, c, env, step_k(p), skinny::kWarps),
-                   cdiv(s.big, tile_big(mt)), skinny::kWarps, c, env.stream);
+                   cdiv(s.big, tile_big(mt)), skinny::kWarps, c, env.queue());
 }
 
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
@@ -310,7 +303,7 @@ void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small), warps = skinny_simt::warps(w_kmajor, n);
   launch_clustered(skinny_simt::kernel_f32(n, w_kmajor), make_args(p, c, env, skinny_simt::step_k(w_kmajor, n), warps),
-                   cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)), warps, c, env.stream);
+                   cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)), warps, c, env.queue());
 }
 
 SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state) {

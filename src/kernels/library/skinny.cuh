@@ -25,6 +25,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/device_utils.cuh"
 #include "kernels/library/epilogue.cuh"
 
 namespace gemmlab::detail::skinny {
@@ -268,6 +269,7 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
   using E = Elem<T>;
   constexpr int NT = tiles_for(MT), kRegs = NT * MT * 4, kTileBig = 16 * NT;
   __shared__ float red[kWarps][kRegs][32];
+  dev::start_in_stream_order();
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = int(cluster.block_rank());
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;

@@ -93,6 +93,7 @@ __global__ void __launch_bounds__(32 * warps(kWK, S), kWK && S >= 16 ? 1 : 2) sk
   constexpr int kValues = kWK ? kAcc : kAcc * 32;
   constexpr int kWarps = warps(kWK, S), kThreads = 32 * kWarps;
   __shared__ float red[kWarps][kValues];
+  dev::start_in_stream_order();
   cg::cluster_group cluster = cg::this_cluster();
   const int rank = int(cluster.block_rank());
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;

@@ -118,9 +118,9 @@ void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const S
     args.sk.tail_units = plan.tail.units;
     args.sk.owner_k = plan.tail.owner_k;
   }
-  const tc::ClusterLaunch cfg(dim3(unsigned(plan.grid_ctas)), dim3(Cfg::kThreads), Cfg::kSmemBytes, env.stream,
-                              Cfg::kCluster);
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg.cfg, &tc::sm90::hopper_gemm<Cfg>, ma, mb, md, args));
+  const KernelLaunch run(dim3(unsigned(plan.grid_ctas)), dim3(Cfg::kThreads), Cfg::kSmemBytes, env.queue(),
+                            Cfg::kCluster);
+  GEMMLAB_CUDA(run(&tc::sm90::hopper_gemm<Cfg>, ma, mb, md, args));
 }
 
 template <Precision P, class Out, Sm90Shape S>

@@ -92,8 +92,8 @@ void launch_small(const Problem& p, const LaunchEnv& env) {
   const DeviceState& dev = *env.device;
   const std::int64_t slots = std::int64_t(std::max(1, dev.props.sm_count)) * std::max(1, dev.small_resident);
   const std::int64_t each = cdiv(units, slots);
-  kernel<<<unsigned(cdiv(units, each)), small::kThreads, 0, env.stream>>>(a);
-  GEMMLAB_CHECK_LAUNCH();
+  const KernelLaunch run(dim3(unsigned(cdiv(units, each))), dim3(small::kThreads), 0, env.queue());
+  GEMMLAB_CUDA(run(kernel, a));
 }
 
 }  // namespace gemmlab::detail

@@ -31,6 +31,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "kernels/device_utils.cuh"
 #include "kernels/library/divisor.hpp"
 #include "kernels/library/epilogue.cuh"
 #include "kernels/library/skinny.cuh"  // skinny::mma, the m16n8k16 wrappers
@@ -176,6 +177,7 @@ template <class T, class OutT, bool kAK, bool kBK>
 __global__ void __launch_bounds__(kThreads, 4) small_gemm(const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   __shared__ __align__(128) unsigned char smem[kStages][2][kTileBytes];
+  dev::start_in_stream_order();
   const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31, wm = warp / kWarpsN, wn = warp % kWarpsN;
   const int g = lane >> 2, t = lane & 3;
   const epi::Scalars sc = epi::scalars(p.epi);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "kernels/device_utils.cuh"
 #include "kernels/library/epilogue.cuh"
 
 namespace gemmlab::detail {
@@ -40,6 +41,7 @@ template <class OutT, int VEC>
 __global__ void __launch_bounds__(kWarps * 32) split_k_reduce(const ReduceArgs a) {
   using Vec = std::conditional_t<VEC == 4, float4, float>;
   __shared__ Vec sums[kWarps][32];
+  dev::start_in_stream_order();
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int ways = a.ways, way = warp % ways, runs = kWarps / ways;
   const std::int64_t plane = std::int64_t(a.m) * a.n, vecs = plane / VEC, run_count = (vecs + 31) / 32;

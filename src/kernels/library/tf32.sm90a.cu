@@ -55,8 +55,8 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
     args.sk.tail_units = plan.tail.units;
     args.sk.owner_k = plan.tail.owner_k;
   }
-  const tc::ClusterLaunch cfg(dim3(unsigned(plan.grid_ctas)), dim3(K::kThreads), K::kSmemBytes, env.stream, CLUSTER);
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg.cfg, &tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED, BM>, ma, mb, md, args));
+  const KernelLaunch run(dim3(unsigned(plan.grid_ctas)), dim3(K::kThreads), K::kSmemBytes, env.queue(), CLUSTER);
+  GEMMLAB_CUDA(run(&tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED, BM>, ma, mb, md, args));
 }
 
 template <int BM, int CLUSTER, bool B_KMAJOR, bool FUSED>

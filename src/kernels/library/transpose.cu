@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/error.hpp"
+#include "kernels/device_utils.cuh"
 
 namespace gemmlab::detail {
 
@@ -18,6 +19,7 @@ template <class E>
 __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
   __shared__ E tile[kTile][kTile + 1];
+  dev::start_in_stream_order();
   const std::int64_t tiles_c = (cols + kTile - 1) / kTile, tiles_r = (rows + kTile - 1) / kTile;
   for (std::int64_t item = blockIdx.y; item < batch; item += gridDim.y) {
     const E* s = src + item * stride;
@@ -47,6 +49,7 @@ constexpr std::int64_t kRowPiece = 1024;
 template <class E>
 __global__ void copy_rows(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
+  dev::start_in_stream_order();
   const std::int64_t pieces = (cols + kRowPiece - 1) / kRowPiece;
   for (std::int64_t b = blockIdx.x; b < rows * batch * pieces; b += gridDim.x) {
     const std::int64_t r = b / pieces, c0 = (b % pieces) * kRowPiece, end = min(cols, c0 + kRowPiece);

@@ -265,6 +265,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;
   init_pipeline<Cfg::kCluster>(full, empty, S, Cfg::kConsumers);
+  dev::start_in_stream_order();  // before the walker reads a grouped call's offsets
 
   const int tiles_m = (args.M + BM - 1) / BM, tiles_n = (args.N + BN - 1) / BN;
   const int rank_m = Cfg::kClusterM > 1 ? int(rank) : 0, rank_n = Cfg::kClusterN > 1 ? int(rank) : 0;

@@ -124,6 +124,7 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   const int wg = threadIdx.x / 128;
   const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
   init_pipeline<CLUSTER>(full, empty, S, Cfg::kConsumers);
+  dev::start_in_stream_order();
 
   // A unit is CLUSTER tiles side by side in n, one per CTA of a cluster; the units of batch item i
   // follow those of item i - 1.
