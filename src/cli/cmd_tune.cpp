@@ -201,12 +201,20 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
   // The model's own pick (the table left out), for the record.
   detail::ContextImpl model_only = ctx.impl();
   model_only.table = {};
-  const Plan model_plan = detail::describe(detail::choose(model_only, p, env.scratch.bytes), p);
+  const detail::Choice model_choice = detail::choose(model_only, p, env.scratch.bytes);
+  const Plan model_plan = detail::describe(model_choice, p);
   out.chosen = gemmlab::plan(ctx, g);
   bool model_first = false;
-  for (const detail::Choice& c : detail::candidates(ctx.impl(), p, env.scratch.bytes)) {
+  auto same = [](const Plan& a, const Plan& b) { return a.kernel == b.kernel && a.config == b.config; };
+  std::vector<detail::Choice> list = detail::candidates(ctx.impl(), p, env.scratch.bytes);
+  // The model's pick and the call's own choice are timed too where the candidates' grid lacks them
+  // (the FP32 model weighs split counts up to 128, the grid has 1 to 8).
+  for (const detail::Choice& own : {model_choice, detail::choose(ctx.impl(), p, env.scratch.bytes)})
+    if (std::none_of(list.begin(), list.end(), [&](const detail::Choice& c) { return same(detail::describe(c, p), detail::describe(own, p)); }))
+      list.push_back(own);
+  for (const detail::Choice& c : list) {
     CandidateTimes::Timed t{detail::describe(c, p), c, 0};
-    if (!model_first && t.plan.kernel == model_plan.kernel && t.plan.config == model_plan.config) {
+    if (!model_first && same(t.plan, model_plan)) {
       out.candidates.insert(out.candidates.begin(), t);
       model_first = true;
     } else {

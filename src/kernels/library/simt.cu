@@ -469,8 +469,13 @@ constexpr std::int64_t kMinAllTailRange = 16;
 constexpr double kTransposedBRate = 0.82;
 constexpr double kCopyUnitsPerMiB = 6.0, kCopyLaunchUnits = 50.0;
 
+// Split-K's partial sums that fit in half the L2 are read back from it, not from DRAM: the second
+// pass then cost about a third of the DRAM rate (`gemmlab tune --kernel auto.fp32`, H100: 500 x 500
+// x 300 in 2, 4 and 8 slices 0.0195, 0.0153 and 0.0162 ms, about 1 us a MB of partial sums).
+constexpr double kReduceUnitsPerMiB = 115.0 / 4.0, kL2ReduceShare = 1.0 / 3.0;
+
 double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms,
-                int resident_per_sm) {
+                int resident_per_sm, std::size_t l2_bytes) {
   const double tiles = double(cdiv(p.m, t.tile_m)) * double(cdiv(p.n, t.tile_n)) * double(p.batch);
   double per_sm = std::ceil(tiles * c.splits / sms);
   // Of the SM's rate, the share its concurrent blocks' warps draw (tails are not scaled).
@@ -484,7 +489,11 @@ double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const
   }
   const double k_slice = std::ceil(double(p.k) / c.splits);
   double time = per_sm * (double(t.tile_m) * t.tile_n / (128.0 * 128.0)) * k_slice / t.efficiency / rate;
-  if (c.splits > 1) time += double(c.splits + 1) * double(p.batch) * double(p.m) * p.n * 4.0 / (4.0 * 1024 * 1024) * 115.0;
+  if (c.splits > 1) {
+    const double plane = double(p.batch) * double(p.m) * double(p.n) * 4.0;  // bytes of one slice's sums
+    const double rate = double(c.splits) * plane <= 0.5 * double(l2_bytes) ? kL2ReduceShare : 1.0;
+    time += double(c.splits + 1) * plane / (1024.0 * 1024.0) * kReduceUnitsPerMiB * rate;
+  }
   return time;
 }
 
@@ -518,7 +527,8 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
     fp32::StreamKTail tail = plan_tail(q, c, state, *e);
     if (tail_bytes(tail, c) > bytes) tail = {}, c.stream_k = 0;
     if (tail.tiles > 0 && tail.whole == 0 && cdiv(tail.iters(), tail.blocks) < kMinAllTailRange) tail = {}, c.stream_k = 0;
-    return estimate(q, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms)) / (q.b.k_major ? kTransposedBRate : 1.0);
+    return estimate(q, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms), state.props.l2_bytes) /
+           (q.b.k_major ? kTransposedBRate : 1.0);
   };
   double best = std::numeric_limits<double>::infinity();
   SimtConfig pick = config_of(kModel[0], 1);
@@ -532,7 +542,9 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
   };
   for (const ModelTile& t : kModel)
     for (int splits : kSplits) {
-      if (splits > 1 && p.k < 256 * splits) continue;  // slices too thin to pay for the reduction
+      // Every slice at least one k-tile: few tiles with a short k run fastest in thin slices
+      // (128^3: 8 slices of 16 0.0098 ms, 2 of 64 0.0122, none 0.0140; H100, `gemmlab tune`).
+      if (splits > 1 && p.k < kBK * splits) continue;
       SimtConfig c = config_of(t, splits);
       if (const std::optional<double> time = cost(p, t, c, workspace_bytes)) consider(c, *time);
       if (splits > 1 || !p.b.k_major) continue;
