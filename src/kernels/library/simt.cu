@@ -452,9 +452,10 @@ SimtConfig config_of(const ModelTile& t, int splits) {
 // The warps an SM needs resident to run at its full rate: with fewer, each one's latencies are
 // exposed. A 64 x 64 tile has 2 warps; one such block an SM (8192 x 64 x 8192 without split-K,
 // 128 blocks for 132 SMs) took 0.50 ms on an H100, four of a quarter of k each 0.25 ms
-// (`gemmlab tune --kernel auto.fp32`). One 64 x 128 block of 4 warps an SM is what the ladder
-// measured fastest at 1024^3 (docs/kernels/fp32-ladder.md), so 4 count as enough.
-constexpr double kSaturatingWarps = 4.0;
+// (`gemmlab tune --kernel auto.fp32`). Nor are 4 enough: one 64 x 128 block an SM ran slower than
+// two with half the k each (32 x 4096 x 14336 in 4 and 8 slices 0.2035 and 0.179 ms, 64 x 4096 x
+// 4096 0.0726 and 0.0601; 8192 x 64 x 8192 in 64 x 64 tiles, 2 and 4 slices, 0.289 and 0.245; H100).
+constexpr double kSaturatingWarps = 8.0;
 // A launch that is all tail (fewer tiles than resident blocks) with a few k-tiles a block measured
 // far slower than the tail's model, whose overhead (fp32::kTailOverhead) was fitted where blocks
 // take hundreds: 128^3 as one 128 x 256 tile over 8 blocks of 1 k-tile 0.021 to 0.023 ms (the
