@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api/api_support.hpp"
+#include "api/late_writer.hpp"
 #include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;
@@ -331,8 +332,10 @@ TEST_P(ApiTyped, ChainedCallsReadThePreviousCallsD) {
   Context::Options plain;
   plain.early_launch = false;
   const Context in_order(plain);
+  // 64 x 64 x 65536: the first call's last kernel (one long tile, or a split-K pass) leaves most
+  // SMs free, so the second call's blocks are placed at once and would read D's poison.
   for (const Chain& ch : {Chain{{7, 13, 4099}, 515}, Chain{{333, 97, 515}, 300}, Chain{{8, 4096, 512}, 8},
-                          Chain{{1000, 1000, 1000}, 1000}}) {
+                          Chain{{1000, 1000, 1000}, 1000}, Chain{{64, 64, 65536}, 64}}) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(fmt::format("{}x{}x{} then {}x{}x{} (seed {})", ch.first.m, ch.first.n, ch.first.k, ch.first.m, ch.n2,
                              ch.first.n, seed));
@@ -364,6 +367,24 @@ TEST_P(ApiTyped, ChainedCallsReadThePreviousCallsD) {
       ++runs;
     }
     EXPECT_GE(runs, 4);
+    // Each path of the second call right behind a kernel that lets it start at once and writes
+    // the first call's D only 50 us later: a kernel launched early that read before waiting would
+    // read D's poison.
+    one.prepare_d(stream());
+    gemm(ctx(), one.g, stream());
+    const Reference ref_two = apiref::reference(two.g, 1.0, 0.0, stream());
+    const std::vector<unsigned char> written = one.d.download(stream());
+    DeviceBuffer staged(written.size());
+    GEMMLAB_CUDA(cudaMemcpyAsync(staged.get(), written.data(), written.size(), cudaMemcpyHostToDevice, stream()));
+    void* const d_one = const_cast<void*>(static_cast<const void*>(one.d.allocation()));
+    for (const Path& p : paths(ctx(), two.g, stream())) {
+      one.d.poison(stream());
+      two.prepare_d(stream());
+      launch_late_copy(d_one, staged.get(), written.size(), 50.0, stream());
+      p.run();
+      const OutputCheck late = apiref::check_output(two.d, ref_two, tol, stream());
+      EXPECT_TRUE(late.passed()) << p.name << " behind a late writer of its A: " << late.summary();
+    }
     // Bitwise the same D without early launch.
     one.prepare_d(stream());
     two.prepare_d(stream());
