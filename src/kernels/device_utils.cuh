@@ -52,10 +52,11 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 }
 
 // The first thing each library kernel does, before it touches global memory (the library launches
-// its kernels early on sm_90: detail::KernelLaunch): wait for the kernel ahead of it on the stream,
-// then let the kernel behind it place its blocks on the SMs this grid leaves free, where they wait
-// in turn. Every block of this grid has started by the time that happens, so they take nothing
-// this grid needs.
+// its GEMM kernels early on sm_90: detail::KernelLaunch): wait for the kernel ahead of it on the
+// stream, then let the kernel behind it place its blocks on the SMs this grid leaves free, where
+// they wait in turn. Every block of this grid has started by the time that happens, so they take
+// nothing this grid needs. The copies and reductions, launched in plain stream order, call it too:
+// there the wait returns at once, and the GEMM kernel behind them may still start early.
 __device__ __forceinline__ void start_in_stream_order() {
   wait_for_prerequisite_grid();
   allow_dependent_launch();
