@@ -209,9 +209,11 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
   std::vector<detail::Choice> list = detail::candidates(ctx.impl(), p, env.scratch.bytes);
   // The model's pick and the call's own choice are timed too where the candidates' grid lacks them
   // (the FP32 model weighs split counts up to 128, the grid has 1 to 8).
-  for (const detail::Choice& own : {model_choice, detail::choose(ctx.impl(), p, env.scratch.bytes)})
-    if (std::none_of(list.begin(), list.end(), [&](const detail::Choice& c) { return same(detail::describe(c, p), detail::describe(own, p)); }))
+  for (const detail::Choice& own : {model_choice, detail::choose(ctx.impl(), p, env.scratch.bytes)}) {
+    const Plan own_plan = detail::describe(own, p);
+    if (std::none_of(list.begin(), list.end(), [&](const detail::Choice& c) { return same(detail::describe(c, p), own_plan); }))
       list.push_back(own);
+  }
   for (const detail::Choice& c : list) {
     CandidateTimes::Timed t{detail::describe(c, p), c, 0};
     if (!model_first && same(t.plan, model_plan)) {

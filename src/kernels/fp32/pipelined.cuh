@@ -28,6 +28,7 @@
 
 #include "core/error.hpp"
 #include "kernels/device_utils.cuh"
+#include "kernels/launch_config.hpp"
 #include "kernels/fp32/stream_k_tail.hpp"
 #include "kernels/library/epilogue.cuh"
 
@@ -667,36 +668,20 @@ __global__ void splitk_reduce(const ReduceArgs a) {
 // programmatic dependent launch, so that its blocks take the SMs the whole-tile grid frees one by
 // one, instead of waiting until its last block ends. early_start: the whole-tile grid is launched
 // so too, behind the kernel ahead of it on the stream (the library's launches on sm_90,
-// detail::KernelLaunch).
+// detail::KernelLaunch; LaunchConfig).
 template <class Cfg>
 void launch_pipelined(const PipelinedArgs& a, const StoreArgs& o, unsigned whole_tiles, int batch, int splits, bool early_tail,
                       cudaStream_t s, bool early_start) {
   if (whole_tiles > 0) {
-    cudaLaunchAttribute early{};
-    early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    early.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(whole_tiles, unsigned(batch), unsigned(splits));
-    cfg.blockDim = dim3(Cfg::kThreads);
-    cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-    cfg.stream = s;
-    cfg.attrs = &early;
-    cfg.numAttrs = early_start ? 1 : 0;
-    GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_gemm<Cfg>, a, o));
+    const LaunchConfig launch(dim3(whole_tiles, unsigned(batch), unsigned(splits)), dim3(Cfg::kThreads), Cfg::kSmemBytes,
+                              s, 1, early_start);
+    GEMMLAB_CUDA(launch(pipelined_gemm<Cfg>, a, o));
   }
   if constexpr (Cfg::kStreamK) {
     if (a.tail.tiles > 0) {
-      cudaLaunchAttribute early{};
-      early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      early.val.programmaticStreamSerializationAllowed = 1;
-      cudaLaunchConfig_t cfg{};
-      cfg.gridDim = dim3(unsigned(a.tail.blocks));
-      cfg.blockDim = dim3(Cfg::kThreads);
-      cfg.dynamicSmemBytes = Cfg::kSmemBytes;
-      cfg.stream = s;
-      cfg.attrs = &early;
-      cfg.numAttrs = early_tail && whole_tiles > 0 ? 1 : 0;
-      GEMMLAB_CUDA(cudaLaunchKernelEx(&cfg, pipelined_tail_gemm<Cfg>, a, o));
+      const LaunchConfig launch(dim3(unsigned(a.tail.blocks)), dim3(Cfg::kThreads), Cfg::kSmemBytes, s, 1,
+                                early_tail && whole_tiles > 0);
+      GEMMLAB_CUDA(launch(pipelined_tail_gemm<Cfg>, a, o));
     }
   }
 }

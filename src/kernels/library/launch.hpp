@@ -4,12 +4,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "gemmlab/context.hpp"
+#include "kernels/launch_config.hpp"
 
 namespace gemmlab::detail {
 
@@ -65,45 +65,18 @@ struct LaunchEnv {
   KernelStream queue() const { return {stream, device != nullptr && device->early_launch}; }
 };
 
-// The launch of one of the library's GEMM kernels: grid, block, dynamic shared memory, the stream,
-// and clusters of `cluster` CTAs along x. Early (programmatic dependent launch): the kernel's
-// blocks are placed on the SMs the kernel ahead of it frees as it drains, and wait there (each
-// library kernel starts with dev::start_in_stream_order) instead of being launched once it has
-// ended: about a microsecond less between a call's copy and its GEMM, or between consecutive calls
-// (docs/shapes.md, "Early launch"). Only the GEMM kernels are launched so; their grids take one CTA
-// an SM or fill every SM. The copies and the split-K reductions keep plain stream order: their
-// small grids, placed early, piled onto the few SMs free first (a reduction of 128 slices of
-// 64 x 64 ran 2 us slower). Not copyable: the configuration points into it.
-class KernelLaunch {
+// The launch of one of the library's GEMM kernels (grid, block, dynamic shared memory, clusters of
+// `cluster` CTAs along x) on `stream`, early where the stream says so (LaunchConfig): its blocks
+// take the SMs the kernel ahead of it frees as it drains and wait there (each library kernel starts
+// with dev::start_in_stream_order), about a microsecond less between a call's copy and its GEMM, or
+// between consecutive calls (docs/shapes.md, "Early launch"). Only the GEMM kernels are launched
+// so; their grids take one CTA an SM or fill every SM. The copies and the split-K reductions keep
+// plain stream order: their small grids, placed early, piled onto the few SMs free first (a
+// reduction of 128 slices of 64 x 64 ran 2 us slower).
+class KernelLaunch : public LaunchConfig {
  public:
-  KernelLaunch(dim3 grid, dim3 block, std::size_t smem, KernelStream stream, unsigned cluster = 1) {
-    cfg_.gridDim = grid;
-    cfg_.blockDim = block;
-    cfg_.dynamicSmemBytes = smem;
-    cfg_.stream = stream.id;
-    cfg_.attrs = attrs_;
-    if (cluster > 1) {
-      cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
-      a.id = cudaLaunchAttributeClusterDimension;
-      a.val.clusterDim.x = cluster, a.val.clusterDim.y = 1, a.val.clusterDim.z = 1;
-    }
-    if (stream.early) {
-      cudaLaunchAttribute& a = attrs_[cfg_.numAttrs++];
-      a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      a.val.programmaticStreamSerializationAllowed = 1;
-    }
-  }
-  KernelLaunch(const KernelLaunch&) = delete;
-  KernelLaunch& operator=(const KernelLaunch&) = delete;
-
-  template <class... Params, class... Args>
-  cudaError_t operator()(void (*kernel)(Params...), Args&&... args) const {
-    return cudaLaunchKernelEx(&cfg_, kernel, std::forward<Args>(args)...);
-  }
-
- private:
-  cudaLaunchConfig_t cfg_{};
-  cudaLaunchAttribute attrs_[2]{};
+  KernelLaunch(dim3 grid, dim3 block, std::size_t smem, KernelStream stream, unsigned cluster = 1)
+      : LaunchConfig(grid, block, smem, stream.id, cluster, stream.early) {}
 };
 
 }  // namespace gemmlab::detail

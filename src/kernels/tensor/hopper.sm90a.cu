@@ -137,9 +137,9 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
   args.tma_store = tma_store ? 1 : 0;
   args.pair_stores = pairs ? 1 : 0;
   args.sk = sk;
-  const tc::ClusterLaunch launch(dim3(grid_size<Cfg>(o.shape, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
-                                 Cfg::kCluster);
-  GEMMLAB_CUDA(cudaLaunchKernelEx(&launch.cfg, kernel, maps.a, maps.b, maps.c, args));
+  const LaunchConfig launch(dim3(grid_size<Cfg>(o.shape, sms)), dim3(Cfg::kThreads), Cfg::kSmemBytes, ctx.stream,
+                            unsigned(Cfg::kCluster));
+  GEMMLAB_CUDA(launch(kernel, maps.a, maps.b, maps.c, args));
 }
 
 // One ladder step in one precision. CfgF32 writes FP32 C; CfgSame (or void) the operand type.
