@@ -198,6 +198,13 @@ bool choose_small(const ContextImpl& ctx, const Problem& p, Choice& out, std::st
 
 bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
+  // As choose_sm90's: an H200 1024^3 entry's 128 x 256 tiles in 4 slices make 128 blocks on 132
+  // SMs, but 160 at 1023 x 1025 x 1027, a second wave of 28.
+  auto transfers = [&](const SimtConfig& c, const TableEntry& e) {
+    Problem at_entry = p;
+    at_entry.m = e.m, at_entry.n = e.n, at_entry.k = e.k, at_entry.batch = e.batch;
+    return simt_wave_fill(p, c, dev) >= kWaveFillKept * simt_wave_fill(at_entry, c, dev);
+  };
   return choose_family(
       ctx, p, Family::simt, &Choice::simt, simt_from,
       [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
@@ -208,7 +215,7 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
         return simt_workspace_reject(p, c, dev, ws);
       },
       [&](const SimtConfig& c) { return std::min(simt_workspace_bytes(p, c, dev), ws); }, out, why_not,
-      kEveryShape);
+      transfers);
 }
 
 // The blocks of D a tensor-core choice runs in, where the operands' copies do not fit whole.

@@ -11,6 +11,7 @@
 #include "dispatch/table.hpp"
 #include "gemmlab/error.hpp"
 #include "kernels/library/skinny.hpp"
+#include "kernels/library/simt.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/small.hpp"
 #include "kernels/library/tail.hpp"
@@ -175,6 +176,31 @@ TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel)
   EXPECT_EQ(describe(c, odd).reason,
             "model: 128x128 tiles: fewer 128x256 tiles than SMs (the table's entry at 1024x1024x1024 would fill the "
             "GPU's waves far less here)");
+}
+
+// The same for the FP32 family: the H200's 1024^3 entry, 128 x 256 tiles in 4 slices, makes 128
+// blocks on 132 SMs there, 160 at 1023 x 1025 x 1027 (a second wave of 28: 0.128 ms, 58% of
+// cuBLAS, in the shape suite at 8b5ae2f).
+TEST(DispatchTable, Fp32EntryWhoseSlicesWouldFillFewerWavesLeavesTheChoiceToTheModel) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  ctx.device.props.name = "NVIDIA H200";
+  assume_simt_occupancy(ctx.device);
+  ctx.table = parse_table(R"({"device": "NVIDIA H200", "match": "H200", "entries": [
+    {"types": "f32.f32", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm80.simt_pipelined",
+     "config": {"tile_m": 128, "tile_n": 256, "thread_m": 16, "stages": 3, "group_m": 32, "splits": 4, "stream_k": 0}}]})",
+                          "test");
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem own = problem(DataType::f32, DataType::f32, 1024, 1024, 1024);
+  Choice c = choose(ctx, own, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, own).reason;
+  EXPECT_EQ(c.simt.splits, 4);
+  EXPECT_NEAR(simt_wave_fill(own, c.simt, ctx.device), 128.0 / 132.0, 1e-12);
+  const Problem odd = problem(DataType::f32, DataType::f32, 1023, 1025, 1027);
+  EXPECT_NEAR(simt_wave_fill(odd, c.simt, ctx.device), 160.0 / 264.0, 1e-12);
+  c = choose(ctx, odd, ws);
+  ASSERT_EQ(c.why, Why::model);
+  EXPECT_NE(describe(c, odd).reason.find("would fill the GPU's waves far less here"), std::string::npos);
 }
 
 TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {

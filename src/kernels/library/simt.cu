@@ -570,6 +570,15 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
   return pick;
 }
 
+double simt_wave_fill(const Problem& problem, const SimtConfig& c, const DeviceState& state) {
+  const Problem p = launched(problem, c);
+  const SimtEntry* e = find_entry(p, c);
+  if (!e || plan_tail(p, c, state, *e).tiles > 0) return 1.0;
+  const std::int64_t resident = std::max<std::int64_t>(1, resident_blocks(c, state, *e));
+  const std::int64_t blocks = tile_count(p, c) * p.batch * std::max(1, c.splits);
+  return double(blocks) / double(cdiv(blocks, resident) * resident);
+}
+
 std::vector<SimtConfig> simt_configs() {
   std::vector<SimtConfig> out;
   for (const ModelTile& t : kModel)

@@ -67,13 +67,18 @@ void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env);
 void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail);
 
 // The load-balance model of the lab's fp32.tuned (docs/kernels/fp32-ladder.md, step 9): the four
-// configurations x split-K 1, 2, 3, 4, 6, 8 (slices of at least 256 of k), waves of blocks on this
+// configurations x split-K 1, 2, 3, 4, 6, 8, 16, 32, 64, 128 (slices of at least one k-tile), waves of blocks on this
 // GPU's SMs, each configuration's measured efficiency, split-K's reduction pass, the stream-K tail
 // where its own cost model keeps one; candidates that need more than workspace_bytes are skipped
 // (or run without their tail). batch_invariant: a configuration from n alone, never split-K or a
 // stream-K tail (see simt.cu for why every row of D is then the same whatever m).
 SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
+
+// How full configuration c keeps the GPU's waves on p: its blocks (tiles x batch items x split-K
+// slices) over the resident slots of the waves they take, 1 for whole waves. A launch with a
+// stream-K tail counts as full (the tail shares out the last wave).
+double simt_wave_fill(const Problem& p, const SimtConfig& c, const DeviceState& state);
 
 // The configurations a tuner tries: the four x split-K 1, 2, 4, 8, with and without the tail
 // where one is compiled; then the four with B's N-major copy (copy_b), the tail likewise.
