@@ -67,10 +67,11 @@ void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env);
 void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail);
 
 // The load-balance model of the lab's fp32.tuned (docs/kernels/fp32-ladder.md, step 9): the four
-// configurations x split-K 1, 2, 3, 4, 6, 8, 16, 32, 64, 128 (slices of at least one k-tile), waves of blocks on this
-// GPU's SMs, each configuration's measured efficiency, split-K's reduction pass, the stream-K tail
-// where its own cost model keeps one; candidates that need more than workspace_bytes are skipped
-// (or run without their tail). batch_invariant: a configuration from n alone, never split-K or a
+// configurations x split-K 1, 2, 3, 4, 6, 8, 16, 32, 64, 128 (slices of at least one k-tile),
+// waves of blocks on this GPU's SMs, each configuration's measured efficiency, split-K's reduction
+// pass (cheaper where the slices' sums stay in L2), the stream-K tail where its own cost model
+// keeps one; candidates that need more than workspace_bytes are skipped (or run without their
+// tail). batch_invariant: a configuration from n alone, never split-K or a
 // stream-K tail (see simt.cu for why every row of D is then the same whatever m).
 SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
