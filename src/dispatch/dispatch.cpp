@@ -270,6 +270,14 @@ std::string model_words(const Choice& c, const Problem& p) {
   }
 }
 
+// See choose(): a TF32 problem the exact FP32 kernel serves faster than the copies and the tensor cores.
+bool exact_first(const Problem& p) {
+  constexpr double kMaxOperandBytes = 4.0 * 1024 * 1024;
+  const double items = double(p.grouped() ? 1 : p.batch);
+  const double bytes = double(p.m + p.n) * double(p.k) * sizeof(float) * items;
+  return p.m <= 64 && p.n <= 64 && !p.grouped() && bytes <= kMaxOperandBytes && tf32_copies_bytes(p) > 0;
+}
+
 }  // namespace
 
 const char* family_name(Family f) {
@@ -325,6 +333,13 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   if (p.ab == DataType::bf16 || p.ab == DataType::f16) order = {Family::sm90};
   else if (p.ab == DataType::f32 && p.tf32) order = {Family::sm90_tf32, Family::simt};  // simt: exactly in FP32
   else if (p.ab == DataType::f32) order = {Family::simt};
+  // TF32 allowed, but the exact FP32 kernel first where the tensor cores would buy nothing: a D of at
+  // most 64 x 64 (a quarter of one 128 x 128 tile) whose operands must be copied first (two more
+  // launches), and few megabytes of them. The FP32 kernel reads them as they are stored (H100, `gemmlab
+  // run --interleave`: 7 x 13 x 4099 0.0159 ms against 0.0255, 64 x 64 x 4099 0.0159 against 0.0188,
+  // 33 x 17 x 1001 0.0123 against 0.0217); from about 10 MB of operands the copies pay for the faster
+  // reads (50 x 60 x 30001, 13 MB: 0.0265 against 0.0237).
+  if (p.ab == DataType::f32 && p.tf32 && exact_first(p)) order = {Family::simt, Family::sm90_tf32};
   // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
   if (!order.empty() && skinny_first(p)) order.insert(order.begin(), Family::skinny);
@@ -475,6 +490,9 @@ Plan describe(const Choice& c, const Problem& p) {
       else
         plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
                                   shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
+      if (c.family == Family::simt && p.tf32 && exact_first(p))
+        plan.reason += "; TF32 allowed, but D is at most 64 x 64 and the tensor-core kernel would copy its "
+                       "operands first: the exact FP32 kernel reads them as stored";
       break;
     case Why::batch_invariant:
       plan.reason = "batch-invariant: one configuration for every m, whole tiles, no split of K";

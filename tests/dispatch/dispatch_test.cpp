@@ -415,6 +415,33 @@ TEST(DispatchTf32, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   EXPECT_FALSE(tf32_reject(aligned, c, dev, 0));  // nothing to copy, no tail: no workspace
 }
 
+// TF32 allowed, a D of at most 64 x 64 whose operands must be copied, a few MB of them: the exact
+// FP32 kernel goes first (no copies); aligned operands, a larger D or more bytes keep the TF32 one.
+TEST(DispatchTf32, SmallProblemsWhoseOperandsNeedCopiesTakeTheExactFp32Kernel) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  assume_simt_occupancy(ctx.device);
+  auto tf32 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+    p.tf32 = true;
+    return p;
+  };
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem odd = tf32(7, 13, 4099);  // A rows of 4099 floats, B rows of 13: both copied
+  ASSERT_GT(tf32_copies_bytes(odd), 0u);
+  const Choice c = choose(ctx, odd, ws);
+  EXPECT_EQ(c.family, Family::simt);
+  EXPECT_NE(describe(c, odd).reason.find("the exact FP32 kernel reads them as stored"), std::string::npos)
+      << describe(c, odd).reason;
+  EXPECT_EQ(choose(ctx, tf32(64, 64, 4099), ws).family, Family::simt);
+  EXPECT_EQ(choose(ctx, tf32(64, 64, 4096), ws).family, Family::sm90_tf32);    // nothing to copy
+  EXPECT_EQ(choose(ctx, tf32(65, 64, 4099), ws).family, Family::sm90_tf32);    // more than 64 rows
+  EXPECT_EQ(choose(ctx, tf32(50, 60, 30001), ws).family, Family::sm90_tf32);   // 13 MB of operands
+  Problem exact = odd;
+  exact.tf32 = false;
+  EXPECT_EQ(choose(ctx, exact, ws).family, Family::simt);  // FP32 products asked for: as before
+}
+
 TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);

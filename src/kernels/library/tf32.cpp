@@ -342,6 +342,8 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   return c;
 }
 
+std::size_t tf32_copies_bytes(const Problem& p) { return copies_bytes(p); }
+
 bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 
 std::vector<Tf32Config> tf32_configs() {

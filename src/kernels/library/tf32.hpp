@@ -36,6 +36,10 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
                              bool batch_invariant);
 std::vector<Tf32Config> tf32_configs();
 
+// The workspace bytes of the copies p's operands take before the kernel reads them (an M-major A
+// or an operand the TMA cannot address; 0: none).
+std::size_t tf32_copies_bytes(const Problem& p);
+
 // Whether c runs p as its transposed problem (an M-major A with a K-major B, no split-K): no copy
 // of A then.
 bool tf32_swaps(const Problem& p, const Tf32Config& c);
