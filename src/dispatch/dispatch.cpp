@@ -335,10 +335,9 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   else if (p.ab == DataType::f32) order = {Family::simt};
   // TF32 allowed, but the exact FP32 kernel first where the tensor cores would buy nothing: a D of at
   // most 64 x 64 (a quarter of one 128 x 128 tile) whose operands must be copied first (two more
-  // launches), and few megabytes of them. The FP32 kernel reads them as they are stored (H100, `gemmlab
-  // run --interleave`: 7 x 13 x 4099 0.0159 ms against 0.0255, 64 x 64 x 4099 0.0159 against 0.0188,
-  // 33 x 17 x 1001 0.0123 against 0.0217); from about 10 MB of operands the copies pay for the faster
-  // reads (50 x 60 x 30001, 13 MB: 0.0265 against 0.0237).
+  // launches), and few megabytes of them, which the FP32 kernel reads as they are stored. With more
+  // bytes the copies pay for the tensor cores' faster reads (docs/shapes.md, "Small TF32 problems on
+  // the exact FP32 kernel", has the measurements).
   if (p.ab == DataType::f32 && p.tf32 && exact_first(p)) order = {Family::simt, Family::sm90_tf32};
   // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
