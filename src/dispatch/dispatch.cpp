@@ -140,13 +140,20 @@ constexpr auto kEveryShape = [](const auto&, const TableEntry&) { return true; }
 // fills the waves"). Below three quarters of the entry's wave fill, the model decides.
 constexpr double kWaveFillKept = 0.75;
 
-bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
-  const DeviceState& dev = ctx.device;
-  auto transfers = [&](const Sm90Config& c, const TableEntry& e) {
+// The `transfers` of a family whose configurations fill waves: `fill(config, problem)` is its wave
+// fill (sm90_wave_fill, simt_wave_fill).
+template <class Fill>
+auto wave_fill_transfers(const Problem& p, const DeviceState& dev, Fill fill) {
+  return [&p, &dev, fill](const auto& c, const TableEntry& e) {
     Problem at_entry = p;
     at_entry.m = e.m, at_entry.n = e.n, at_entry.k = e.k, at_entry.batch = e.batch;
-    return sm90_wave_fill(p, c, dev) >= kWaveFillKept * sm90_wave_fill(at_entry, c, dev);
+    return fill(p, c, dev) >= kWaveFillKept * fill(at_entry, c, dev);
   };
+}
+
+bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
+  const DeviceState& dev = ctx.device;
+  const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, sm90_from,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
@@ -200,11 +207,7 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   // As choose_sm90's: an H200 1024^3 entry's 128 x 256 tiles in 4 slices make 128 blocks on 132
   // SMs, but 160 at 1023 x 1025 x 1027, a second wave of 28.
-  auto transfers = [&](const SimtConfig& c, const TableEntry& e) {
-    Problem at_entry = p;
-    at_entry.m = e.m, at_entry.n = e.n, at_entry.k = e.k, at_entry.batch = e.batch;
-    return simt_wave_fill(p, c, dev) >= kWaveFillKept * simt_wave_fill(at_entry, c, dev);
-  };
+  const auto transfers = wave_fill_transfers(p, dev, simt_wave_fill);
   return choose_family(
       ctx, p, Family::simt, &Choice::simt, simt_from,
       [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
