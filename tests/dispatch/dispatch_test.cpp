@@ -52,7 +52,7 @@ DeviceState h100() {
   s.props.name = "NVIDIA H100 80GB HBM3";
   s.props.sm_count = 132;
   s.cc = 90;
-  s.sm90_resident = {132, 66, 132, 132};
+  s.sm90_resident = {132, 66, 132, 132, 132};
   s.tf32_resident = {132, 66, 132, 66};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
@@ -215,9 +215,10 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 2);
   big.act = Activation::gelu_tanh;
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 1);
-  // 1536^2: 72 tiles of 128 x 256 for 132 SMs: 128 x 128 (144 of them). 1024^2: 64 tiles of
-  // 128 x 128 would leave half the SMs idle: 128 x 64 (128 tiles). n <= 64: 128 x 64 whatever m.
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1536, 1536, 1536), dev, 0, false).tile_n, 128);
+  // 1024 x 2048: 64 tiles of 128 x 256 for 132 SMs: 128 x 128 (128 of them, one round; 88 tiles of
+  // 128 x 192 would be one round too, of wider tiles). 1024^2: 64 tiles of 128 x 128 would leave
+  // half the SMs idle: 128 x 64 (128 tiles). n <= 64: 128 x 64 whatever m.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 2048, 1536), dev, 0, false).tile_n, 128);
   EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, 0, false).tile_n, 64);
   EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 16384, 64, 4096), dev, 0, false).tile_n, 64);
   // Grouped launches have no 128 x 64 instantiation: 128 x 128.
@@ -232,6 +233,34 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
     EXPECT_EQ(b.cluster, 1);
     EXPECT_EQ(b.stream_k, 0);
   }
+}
+
+// 128 x 192 tiles where they finish in at least a tenth less time by whole rounds of tiles (tiles
+// on the fullest SM x the tile's width), dense and plain calls only.
+TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
+  const DeviceState dev = h100();
+  const auto tile_n = [&](const Problem& p) { return sm90_model_choice(p, dev, 1 << 26, false).tile_n; };
+  // 1536^3: 96 tiles of 192 (one round of 192) against 72 of 256 (one of 256) or 144 of 128 (two
+  // of 128); 3072^3: 384 (three of 192) against 288 (three of 256); 768 x 3072: 96 (one of 192)
+  // against 144 of 128 (two); 1536 x 4096: 264 (two of 192) against 192 of 256 (two of 256).
+  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{1536, 1536}, {3072, 3072}, {768, 3072}, {1536, 4096}})
+    EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, m, n, 1024)), 192) << m << " x " << n;
+  // Near ties and losses keep the wider or narrower tile: 4096^2 (six rounds of 192 against four of
+  // 256), 5120^2 (9 x 192 against 7 x 256: 4% less), 8192^2 (21 x 192 against 16 x 256: 2% less);
+  // 2048^2 (two rounds of 192 against two of 128).
+  for (const std::int64_t s : {4096, 5120, 8192})
+    EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f32, s, s, 1024)), 256) << s;
+  EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f32, 2048, 2048, 1024)), 128);
+  // n <= 128 stays with 128 x 128.
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::f32, 16384, 128, 1024)), 128);
+  // A fused epilogue and grouped launches have no 128 x 192 instantiation: 128 x 256 / 128 x 128.
+  Problem fused = problem(DataType::bf16, DataType::bf16, 1536, 1536, 1536);
+  fused.act = Activation::relu;
+  EXPECT_EQ(tile_n(fused), 128);
+  Problem grouped = problem(DataType::bf16, DataType::bf16, 3072, 3072, 1024);
+  grouped.groups = 4;
+  grouped.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(4) << 40);
+  EXPECT_NE(tile_n(grouped), 192);
 }
 
 TEST(DispatchSm90, SplitsKForAFewTilesWithALongK) {

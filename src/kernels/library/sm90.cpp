@@ -34,7 +34,7 @@ constexpr int kBK = 64;
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // The tile configurations, as indexed in DeviceState::sm90_resident.
-constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 128, 1}, {128, 64, 1}};
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1}, {128, 64, 1}};
 constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
   for (int i = 0; i < kTileCount; ++i)
@@ -317,6 +317,19 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // And 128 x 128 wherever n <= 128: a 256-wide tile would multiply zeros over half its width or
   // more (a batch of small problems, say).
   if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
+  // 128 x 192 where its tiles finish at least a tenth sooner by whole waves: a launch takes as many
+  // rounds as its fullest SM has tiles, each as long as the tile is wide. 1536^3: one round of 192
+  // against one of 256 or two of 128; 3072^3: three rounds of 192 (384 tiles) against three of 256
+  // or five of 128. Near ties stay with the rule above: a 192-wide tile moves more operand bytes per
+  // FLOP than a 256-wide one and has no pairs. Not grouped (the GPU's offsets decide the tiles) and
+  // without a fused epilogue (neither is compiled: sm90_impl.cuh).
+  if (!p.grouped() && !p.has_epilogue() && p.n > 128) {
+    const auto rounds_x_width = [&](int width) {
+      const std::int64_t tiles = std::int64_t(rows) * cdiv(p.n, width);
+      return double(cdiv(tiles, sms) * width);
+    };
+    if (rounds_x_width(192) <= 0.9 * rounds_x_width(c.tile_n)) c.tile_n = 192;
+  }
   // 128 x 64 where n <= 64, for the same reason, and where 128 x 128 tiles would leave half the SMs
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
   // the grouped kernel has no 128 x 64 instantiation.
@@ -362,7 +375,7 @@ std::vector<Sm90Config> sm90_configs() {
       c.stream_k = sk;
       out.push_back(c);
     }
-  Sm90Config split = kTiles[2];  // 128 x 128 tiles, K in 4 slices
+  Sm90Config split{128, 128, 1};  // 128 x 128 tiles, K in 4 slices
   split.splits = 4;
   out.push_back(split);
   return out;

@@ -107,15 +107,16 @@ struct HopperConfig {
   static constexpr int A_BOX_ROWS = kAKMajor ? 128 : 64;  // rows (K-major) or columns (M-major) of A per box
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
-  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 16 or 32 KB
+  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 8, 16, 24 or 32 KB
   static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one box of 64 columns (N-major) or rows (K-major)
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
   // The TMA epilogue stores a warpgroup's tile as EPI_BOXES boxes of 64 rows x 128 bytes (BOX_COLS
   // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh); of one where the
-  // tile is one box (128 x 64 with 16-bit D).
+  // tile is one box (128 x 64 with 16-bit D), of three where it is three (128 x 192 with 16-bit D:
+  // the ring must divide the tile, and a ring of one would store a tile's boxes one after another).
   static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
   static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
-  using Ring = StoreRing<(EPI_BOXES < 2 ? EPI_BOXES : 2), 1, EPI_BOXES>;
+  using Ring = StoreRing<(EPI_BOXES < 2 || EPI_BOXES % 2 ? EPI_BOXES : 2), 1, EPI_BOXES>;
   // The deferred epilogue: the last DEFER_BOXES boxes of a tile wait in registers (16 per box and
   // thread) and leave during the next tile's main loop, one every few k-tiles, while its wgmmas run.
   // Four boxes (64 registers) are half the tile with FP32 D and all of it with 16-bit D; more would
@@ -133,7 +134,7 @@ struct HopperConfig {
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
   static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma wrappers exist for n = 64, 128 and 256");
+  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for n = 64, 128, 192 and 256");
   static_assert(BM == 128 || (BM == 256 && BN == 128),
                 "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128 or 128 x 64");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
@@ -170,10 +171,12 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::ui
   constexpr int TA = Cfg::kAKMajor ? 0 : 1, TB = Cfg::kBKMajor ? 0 : 1;
   if constexpr (Cfg::kPrecision == Precision::bf16) {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
     else wgmma_m64n64k16_bf16<TA, TB>(d, da, db, scale_d);
   } else {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
     else wgmma_m64n64k16_f16<TA, TB>(d, da, db, scale_d);
   }
