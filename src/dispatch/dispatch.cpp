@@ -472,7 +472,7 @@ Plan describe(const Choice& c, const Problem& p) {
     default: break;
   }
   if (c.blocks.rows > 0)
-    plan.config += fmt::format(" blocks={}x{} ({} launches: the copies with 16-byte rows fit the workspace block by block)",
+    plan.config += fmt::format(" blocks={}x{} ({} launches: the copies in 128-byte rows fit the workspace block by block)",
                                std::min(c.blocks.rows, p.m), std::min(c.blocks.cols, p.n), c.blocks.count(p.m, p.n));
   plan.config += fmt::format("{}layout={}{}{}", plan.config.empty() ? "" : " ", p.layout_name(),
                              p.has_epilogue() ? " epilogue=fused" : "",

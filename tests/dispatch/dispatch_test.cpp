@@ -422,23 +422,23 @@ TEST(DispatchTf32, ServesAnMMajorAWithAKMajorBByTheTransposedProblem) {
 }
 
 // Operands the TMA cannot address (rows that are not 16-byte multiples) are copied into the
-// workspace with rows of 4-float multiples, as the 16-bit kernel's are; too little workspace names
-// both.
+// workspace with rows of 128-byte multiples (32 floats), as the 16-bit kernel's are; too little
+// workspace names both.
 TEST(DispatchTf32, CopiesWhatTmaCannotAddressIntoTheWorkspace) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 300, 250, 333);  // A rows of 1332 bytes, B of 1000
   p.tf32 = true;
   const Tf32Config c = tf32_model_choice(p, dev, 1 << 26, false);
   EXPECT_FALSE(tf32_reject(p, c, dev, 1 << 26));
-  // A: 300 rows of 336 floats (403200 bytes); B: 333 rows of 252 (335664, 335872 rounded to 256).
-  EXPECT_GE(tf32_workspace_bytes(p, c, dev, 1 << 26), 403200u + 335872u);
+  // A: 300 rows of 352 floats (422400 bytes); B: 333 rows of 256 (340992).
+  EXPECT_GE(tf32_workspace_bytes(p, c, dev, 1 << 26), 422400u + 340992u);
   Problem batched = p;
   batched.batch = 2, batched.a.stride = 300 * 333, batched.stride_d = 300 * 250;  // B broadcast: one copy
   const auto short_ws = tf32_reject(batched, c, dev, 4096);
   ASSERT_TRUE(short_ws);
   EXPECT_NE(short_ws->find("A is not TMA-addressable"), std::string::npos) << *short_ws;
   EXPECT_NE(short_ws->find("B is not TMA-addressable"), std::string::npos) << *short_ws;
-  EXPECT_NE(short_ws->find("need 1142272 bytes"), std::string::npos) << *short_ws;  // 2 x 403200 + 335872
+  EXPECT_NE(short_ws->find("need 1185792 bytes"), std::string::npos) << *short_ws;  // 2 x 422400 + 340992
   Problem aligned = problem(DataType::f32, DataType::f32, 300, 256, 336);
   aligned.tf32 = true;
   EXPECT_FALSE(tf32_reject(aligned, c, dev, 0));  // nothing to copy, no tail: no workspace

@@ -17,8 +17,8 @@ OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k,
   if (tc::tma_layout_ok(o.ptr, elem_bytes, c.rows, o.ld, c.items, o.stride)) return OperandCopy{};
   c.needed = true;
   c.cols = o.k_major ? k : rows_k_major;
-  const std::int64_t per_16 = std::int64_t(16 / elem_bytes);
-  c.ld = (c.cols + per_16 - 1) / per_16 * per_16;
+  const std::int64_t per_row = kCopyRowBytes / std::int64_t(elem_bytes);
+  c.ld = (c.cols + per_row - 1) / per_row * per_row;
   c.bytes = (std::size_t(c.items) * std::size_t(c.rows) * std::size_t(c.ld) * elem_bytes + 255) / 256 * 256;
   return c;
 }
@@ -32,10 +32,10 @@ Operand launch_operand_copy(const Operand& o, const OperandCopy& c, void* at, st
 }
 
 std::size_t copy_line_bytes(const Operand& o, std::int64_t k, std::size_t elem_bytes) {
-  // K-major: a row of k padded to 16 bytes; M- or N-major: k rows, so k elements per line (the
-  // rows' padding counted by copy_blocks).
-  const std::int64_t per_16 = std::int64_t(16 / elem_bytes);
-  return std::size_t(o.k_major ? (k + per_16 - 1) / per_16 * per_16 : k) * elem_bytes;
+  // K-major: a row of k padded to kCopyRowBytes; M- or N-major: k rows, so k elements per line
+  // (the rows' padding counted by copy_blocks).
+  const std::int64_t per_row = kCopyRowBytes / std::int64_t(elem_bytes);
+  return std::size_t(o.k_major ? (k + per_row - 1) / per_row * per_row : k) * elem_bytes;
 }
 
 namespace {
@@ -61,10 +61,11 @@ std::int64_t whole_waves(const Problem& p, int tile_m, int tile_n, std::int64_t 
 CopyBlocks copy_blocks(const Problem& p, std::size_t a_line, std::size_t b_line, std::size_t workspace_bytes,
                        int tile_m, int tile_n, std::int64_t slots) {
   slots = std::max<std::int64_t>(1, slots);
-  // An M- or N-major copy pads its lines' count (its rows' length) to 16 bytes: 8 lines cover
-  // both element sizes (a K-major copy's line holds the padding already).
+  // An M- or N-major copy pads its lines' count (its rows' length) to kCopyRowBytes: as many lines
+  // as 2-byte elements fill it cover both element sizes (a K-major copy's line holds the padding).
   auto bytes = [](std::int64_t lines, std::size_t line) {
-    return (std::size_t((lines + 7) / 8 * 8) * line + 255) / 256 * 256;
+    constexpr std::int64_t per_row = kCopyRowBytes / 2;
+    return (std::size_t((lines + per_row - 1) / per_row * per_row) * line + 255) / 256 * 256;
   };
   CopyBlocks best;
   std::int64_t last_cols = 0;

@@ -1,7 +1,7 @@
 // Copies of an operand the TMA cannot address (a pointer, leading dimension or batch stride that
 // is not a 16-byte multiple: odd K or N, a sub-matrix view), for the tensor-core families: the
-// stored matrix copied into the workspace with rows of a 16-byte multiple. The tensor maps keep
-// the true K and N, so the engine reads zeros past them whatever the padding holds.
+// stored matrix copied into the workspace with rows of a 128-byte multiple (kCopyRowBytes). The
+// tensor maps keep the true K and N, so the engine reads zeros past them whatever the padding holds.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,11 @@
 #include "api/problem.hpp"
 
 namespace gemmlab::detail {
+
+// A copy's rows are padded to this many bytes. 16 would do for the TMA, but the engine reads rows
+// that start 16 bytes off a 32-byte boundary at about half speed, and 32 bytes off a 128-byte one
+// measurably slower too (docs/shapes.md, "Copies in rows of 128 bytes").
+inline constexpr std::int64_t kCopyRowBytes = 128;
 
 // The copy of one operand: `items` matrices of rows x cols (rows of the stored operand: m or n
 // when K-major, k otherwise), into rows of ld elements; `needed` false when the TMA can read it

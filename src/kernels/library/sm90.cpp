@@ -174,7 +174,7 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
   // Copies that do not fit are made block by block of D (the largest block stands for all).
   const CopyBlocks blocks = copies.bytes() > workspace_bytes ? blocks_for(p, c, state, workspace_bytes) : CopyBlocks{};
   if (copies.bytes() > workspace_bytes && blocks.rows == 0)
-    return fmt::format("{} and the copy with 16-byte rows needs {} bytes of workspace ({}), the call has {}",
+    return fmt::format("{} and the copy in 128-byte rows needs {} bytes of workspace ({}), the call has {}",
                        copies.not_addressable(), copies.bytes(),
                        p.batch > 1 || c.splits > 1 ? "whole: a batch or split-K is not copied in blocks"
                                                    : "or in blocks of D, at least one tile's rows and columns",

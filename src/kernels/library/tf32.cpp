@@ -52,11 +52,14 @@ const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
   return nullptr;
 }
 
-// Operand copies in the workspace, rows padded to a multiple of 4 floats (16 bytes, for TMA): an
+// Operand copies in the workspace, rows padded to kCopyRowBytes (operand_copy.hpp): an
 // M-major A is copied K-major (the kernel reads K-major A tiles only), and a K-major A or a B that
 // the TMA cannot address is copied row by row (operand_copy.hpp).
 bool a_needs_copy(const Problem& p) { return !p.a.k_major || copy_of(p.a, p.m, p.k, p.batch, 4).needed; }
-std::int64_t copy_ld(const Problem& p) { return (p.k + 3) / 4 * 4; }
+std::int64_t copy_ld(const Problem& p) {
+  constexpr std::int64_t per_row = kCopyRowBytes / 4;
+  return (p.k + per_row - 1) / per_row * per_row;
+}
 std::size_t copy_bytes(const Problem& p) {
   const std::int64_t items = p.a.stride == 0 ? 1 : p.batch;
   return a_needs_copy(p) ? align256(std::size_t(items) * std::size_t(p.m) * std::size_t(copy_ld(p)) * 4) : 0;
@@ -169,7 +172,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   if (swaps(p, c)) {
     // The transposed problem is launched whole (launch_tf32), so its copy of B must fit.
     if (copies_bytes(swapped(p)) > workspace_bytes)
-      return fmt::format("A is M-major and B K-major: the transposed problem's copy of A with 16-byte rows needs {} "
+      return fmt::format("A is M-major and B K-major: the transposed problem's copy of A in 128-byte rows needs {} "
                          "bytes of workspace; {} are available",
                          copies_bytes(swapped(p)), workspace_bytes);
     return tf32_reject(swapped(p), c, state, workspace_bytes);
@@ -188,7 +191,7 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
       what += std::string(what.empty() ? "" : "; ") +
               "B is not TMA-addressable (pointer, leading dimension and batch stride must be 16-byte multiples)";
     const CopyBlocks blocks = any_blocks(p, c, state, workspace_bytes);
-    return fmt::format("{}: the copies with 16-byte rows need {} bytes of workspace ({}); {} are available", what,
+    return fmt::format("{}: the copies in 128-byte rows need {} bytes of workspace ({}); {} are available", what,
                        copies_bytes(p),
                        p.batch > 1 || c.splits > 1 ? "whole: a batch or split-K is not copied in blocks"
                        : blocks.rows > 0
