@@ -1,6 +1,6 @@
 // A 32 x 32 tile transpose through shared memory: reads and writes both along rows (coalesced),
 // the tile padded by one column so that the column reads hit 32 different banks. And a row copy of
-// matrices whose rows are not 16-byte aligned into rows of a 16-byte multiple.
+// matrices whose rows are not 16-byte aligned into rows of a 128-byte multiple.
 #include "kernels/library/transpose.hpp"
 
 #include <algorithm>
@@ -40,31 +40,45 @@ __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64
   }
 }
 
-// One block per piece of kRowPiece elements of a row (grid-strided over the pieces of every row
-// and item): the threads read the unaligned source one element at a time (consecutive lanes,
-// consecutive addresses) and write it at the aligned place in the destination row. Pieces rather
-// than whole rows: a few long rows (A of 7 x 4099) then still spread over many SMs.
-constexpr std::int64_t kRowPiece = 1024;
-
+// One block per piece of a row (blockDim.x 16-byte vectors; grid-strided over the pieces of every
+// row and item). Each thread reads its vector's elements from the unaligned source one at a time
+// (the warp's reads fall on consecutive addresses, which the L1 serves) and writes them to the
+// aligned destination row (rows of kCopyRowBytes) in one 16-byte store: element stores took about
+// twice as long. The vector past the row's end is zero-filled: the destination's padding, which
+// the tensor maps never read. Pieces rather than whole rows: a few long rows (A of 7 x 4099) then
+// still spread over many SMs.
 template <class E>
 __global__ void copy_rows(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
+  constexpr int kVec = 16 / sizeof(E);
   dev::start_in_stream_order();
-  const std::int64_t pieces = (cols + kRowPiece - 1) / kRowPiece;
+  const std::int64_t piece = std::int64_t(blockDim.x) * kVec, pieces = (cols + piece - 1) / piece;
   for (std::int64_t b = blockIdx.x; b < rows * batch * pieces; b += gridDim.x) {
-    const std::int64_t r = b / pieces, c0 = (b % pieces) * kRowPiece, end = min(cols, c0 + kRowPiece);
+    const std::int64_t r = b / pieces, c = (b % pieces) * piece + std::int64_t(threadIdx.x) * kVec;
+    if (c >= cols) continue;
     const std::int64_t item = r / rows, row = r % rows;
     const E* s = src + item * stride + row * ld;
-    E* d = dst + r * dst_ld;
-    for (std::int64_t c = c0 + threadIdx.x; c < end; c += blockDim.x) d[c] = s[c];
+    union {
+      uint4 v;
+      E e[kVec];
+    } u;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) u.e[j] = c + j < cols ? s[c + j] : E(0);
+    *reinterpret_cast<uint4*>(dst + r * dst_ld + c) = u.v;
   }
 }
 
 template <class E>
 void launch_copy_rows(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                       std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch * ((cols + kRowPiece - 1) / kRowPiece), 1 << 20));
-  const unsigned threads = cols >= 256 ? 256 : cols >= 64 ? 64 : 32;
+  constexpr std::int64_t kVec = 16 / sizeof(E);
+  // Destination rows hold whole 16-byte vectors: dst_ld (kCopyRowBytes) and dst both aligned.
+  if (dst_ld % kVec != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
+    throw Error("copy_rows: the destination rows are not 16-byte aligned");
+  const std::int64_t vectors = (cols + kVec - 1) / kVec;
+  const unsigned threads = vectors >= 128 ? 128 : vectors >= 64 ? 64 : 32;
+  const std::int64_t pieces = (vectors + threads - 1) / threads;
+  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch * pieces, 1 << 20));
   copy_rows<E><<<blocks, threads, 0, stream>>>(static_cast<const E*>(src), ld, stride, rows, cols, batch,
                                                static_cast<E*>(dst), dst_ld);
   GEMMLAB_CHECK_LAUNCH();
