@@ -1,6 +1,7 @@
 #include "kernels/library/operand_copy.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "kernels/library/transpose.hpp"
@@ -29,6 +30,20 @@ Operand launch_operand_copy(const Operand& o, const OperandCopy& c, void* at, st
   if (elem_bytes == 2) launch_copy_rows_16(o.ptr, o.ld, o.stride, c.rows, c.cols, c.items, at, c.ld, stream);
   else launch_copy_rows_32(o.ptr, o.ld, o.stride, c.rows, c.cols, c.items, at, c.ld, stream);
   return Operand{at, c.ld, o.stride == 0 ? 0 : c.rows * c.ld, o.k_major};
+}
+
+void launch_operand_copies(Operand& a, const OperandCopy& ca, void* a_at, Operand& b, const OperandCopy& cb, void* b_at,
+                           std::size_t elem_bytes, cudaStream_t stream) {
+  RowCopy jobs[2];
+  int count = 0;
+  for (auto [o, c, at] : {std::tuple{&a, &ca, a_at}, std::tuple{&b, &cb, b_at}}) {
+    if (!c->needed) continue;
+    jobs[count++] = RowCopy{o->ptr, o->ld, o->stride, c->rows, c->cols, c->items, at, c->ld};
+    *o = Operand{at, c->ld, o->stride == 0 ? 0 : c->rows * c->ld, o->k_major};
+  }
+  if (count == 0) return;
+  if (elem_bytes == 2) launch_copy_rows_16(jobs, count, stream);
+  else launch_copy_rows_32(jobs, count, stream);
 }
 
 std::size_t copy_line_bytes(const Operand& o, std::int64_t k, std::size_t elem_bytes) {

@@ -32,6 +32,10 @@ OperandCopy copy_of(const Operand& o, std::int64_t rows_k_major, std::int64_t k,
 // Enqueues the copy of `o` at `at` and returns the operand the kernel reads in its place.
 Operand launch_operand_copy(const Operand& o, const OperandCopy& c, void* at, std::size_t elem_bytes,
                             cudaStream_t stream);
+// Both operands' copies (a at a_at, b at b_at, either not needed) in one launch; a and b become
+// what the kernel reads in their place.
+void launch_operand_copies(Operand& a, const OperandCopy& ca, void* a_at, Operand& b, const OperandCopy& cb, void* b_at,
+                           std::size_t elem_bytes, cudaStream_t stream);
 
 // Where the copies of a single problem do not fit the workspace, D is computed in blocks: each a
 // complete GEMM of `rows` rows of op(A) by `cols` columns of op(B) (whole tiles; the last block of

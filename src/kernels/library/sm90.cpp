@@ -251,15 +251,10 @@ void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env) {
   if (copies.bytes() > env.scratch.bytes) return launch_blocks(p, c, env, *e);
   Problem q = p;
   LaunchEnv rest = env;
-  // Copies operand o (when it needs it) to the front of the remaining workspace and reads it there.
-  auto copy = [&](Operand& o, const OperandCopy& c) {
-    if (!c.needed) return;
-    o = launch_operand_copy(o, c, rest.scratch.data, 2, env.stream);
-    rest.scratch.data += c.bytes;
-    rest.scratch.bytes -= c.bytes;
-  };
-  copy(q.a, copies.a);
-  copy(q.b, copies.b);
+  // The copies at the front of the workspace (A's, then B's), in one launch.
+  launch_operand_copies(q.a, copies.a, rest.scratch.data, q.b, copies.b, rest.scratch.data + copies.a.bytes, 2, env.stream);
+  rest.scratch.data += copies.bytes();
+  rest.scratch.bytes -= copies.bytes();
   if (const SplitK s = split_of(q, c); s.splits > 1) {
     // The partial sums at the front of the rest of the workspace, then the second pass.
     const std::size_t bytes = split_bytes(q, c);

@@ -41,59 +41,75 @@ __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64
 }
 
 // One block per piece of a row (blockDim.x 16-byte vectors; grid-strided over the pieces of every
-// row and item). Each thread reads its vector's elements from the unaligned source one at a time
-// (the warp's reads fall on consecutive addresses, which the L1 serves) and writes them to the
-// aligned destination row (rows of kCopyRowBytes) in one 16-byte store: element stores took about
-// twice as long. The vector past the row's end is zero-filled: the destination's padding, which
-// the tensor maps never read. Pieces rather than whole rows: a few long rows (A of 7 x 4099) then
-// still spread over many SMs.
+// row and item of every job). Each thread reads its vector's elements from the unaligned source
+// one at a time (the warp's reads fall on consecutive addresses, which the L1 serves) and writes
+// them to the aligned destination row (rows of kCopyRowBytes) in one 16-byte store: element stores
+// took about twice as long. The vector past the row's end is zero-filled: the destination's
+// padding, which the tensor maps never read. Pieces rather than whole rows: a few long rows (A of
+// 7 x 4099) then still spread over many SMs. Up to two jobs (A and B) in one launch: each launch
+// on the stream costs about 3 us at these sizes, as much as the copy of a small operand.
+struct CopyJobs {
+  RowCopy job[2];
+  int count;
+};
+
 template <class E>
-__global__ void copy_rows(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
-                          std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
+__global__ void copy_rows(const CopyJobs jobs) {
   constexpr int kVec = 16 / sizeof(E);
   dev::start_in_stream_order();
-  const std::int64_t piece = std::int64_t(blockDim.x) * kVec, pieces = (cols + piece - 1) / piece;
-  for (std::int64_t b = blockIdx.x; b < rows * batch * pieces; b += gridDim.x) {
+  const std::int64_t piece = std::int64_t(blockDim.x) * kVec;
+  std::int64_t units[2] = {0, 0};
+  for (int j = 0; j < jobs.count; ++j)
+    units[j] = jobs.job[j].rows * jobs.job[j].batch * ((jobs.job[j].cols + piece - 1) / piece);
+  for (std::int64_t u = blockIdx.x; u < units[0] + units[1]; u += gridDim.x) {
+    const int j = u < units[0] ? 0 : 1;
+    const RowCopy& w = jobs.job[j];
+    const std::int64_t b = u - (j == 0 ? 0 : units[0]), pieces = (w.cols + piece - 1) / piece;
     const std::int64_t r = b / pieces, c = (b % pieces) * piece + std::int64_t(threadIdx.x) * kVec;
-    if (c >= cols) continue;
-    const std::int64_t item = r / rows, row = r % rows;
-    const E* s = src + item * stride + row * ld;
+    if (c >= w.cols) continue;
+    const std::int64_t item = r / w.rows, row = r % w.rows;
+    const E* src = static_cast<const E*>(w.src) + item * w.stride + row * w.ld;
     union {
       uint4 v;
       E e[kVec];
-    } u;
+    } v;
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) u.e[j] = c + j < cols ? s[c + j] : E(0);
-    *reinterpret_cast<uint4*>(dst + r * dst_ld + c) = u.v;
+    for (int e = 0; e < kVec; ++e) v.e[e] = c + e < w.cols ? src[c + e] : E(0);
+    *reinterpret_cast<uint4*>(static_cast<E*>(w.dst) + r * w.dst_ld + c) = v.v;
   }
 }
 
 template <class E>
-void launch_copy_rows(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
-                      std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+void launch_copy_rows(const RowCopy* jobs, int count, cudaStream_t stream) {
   constexpr std::int64_t kVec = 16 / sizeof(E);
-  // Destination rows hold whole 16-byte vectors: dst_ld (kCopyRowBytes) and dst both aligned.
-  if (dst_ld % kVec != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
-    throw Error("copy_rows: the destination rows are not 16-byte aligned");
-  const std::int64_t vectors = (cols + kVec - 1) / kVec;
-  const unsigned threads = vectors >= 128 ? 128 : vectors >= 64 ? 64 : 32;
-  const std::int64_t pieces = (vectors + threads - 1) / threads;
-  const unsigned blocks = unsigned(std::min<std::int64_t>(rows * batch * pieces, 1 << 20));
-  copy_rows<E><<<blocks, threads, 0, stream>>>(static_cast<const E*>(src), ld, stride, rows, cols, batch,
-                                               static_cast<E*>(dst), dst_ld);
+  if (count < 1 || count > 2) throw Error("copy_rows: one or two jobs");
+  CopyJobs all{};
+  all.count = count;
+  std::int64_t longest = 0;
+  for (int j = 0; j < count; ++j) {
+    const RowCopy& w = jobs[j];
+    // Destination rows hold whole 16-byte vectors: dst_ld (kCopyRowBytes) and dst both aligned.
+    if (w.dst_ld % kVec != 0 || reinterpret_cast<std::uintptr_t>(w.dst) % 16 != 0)
+      throw Error("copy_rows: the destination rows are not 16-byte aligned");
+    all.job[j] = w;
+    longest = std::max(longest, (w.cols + kVec - 1) / kVec);
+  }
+  const unsigned threads = longest >= 128 ? 128 : longest >= 64 ? 64 : 32;
+  std::int64_t units = 0;
+  for (int j = 0; j < count; ++j) units += jobs[j].rows * jobs[j].batch * ((jobs[j].cols + kVec * threads - 1) / (kVec * threads));
+  const unsigned blocks = unsigned(std::clamp<std::int64_t>(units, 1, 1 << 20));
+  copy_rows<E><<<blocks, threads, 0, stream>>>(all);
   GEMMLAB_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
-                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  launch_copy_rows<std::uint16_t>(src, ld, stride, rows, cols, batch, dst, dst_ld, stream);
+void launch_copy_rows_16(const RowCopy* jobs, int count, cudaStream_t stream) {
+  launch_copy_rows<std::uint16_t>(jobs, count, stream);
 }
 
-void launch_copy_rows_32(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
-                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  launch_copy_rows<std::uint32_t>(src, ld, stride, rows, cols, batch, dst, dst_ld, stream);
+void launch_copy_rows_32(const RowCopy* jobs, int count, cudaStream_t stream) {
+  launch_copy_rows<std::uint32_t>(jobs, count, stream);
 }
 
 template <class E>

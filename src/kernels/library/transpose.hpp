@@ -1,6 +1,6 @@
 // Copies of operands in the workspace: a matrix transposed (the TF32 kernel's copy of an M-major
-// A into a K-major one, the skinny kernel's of an MN-major short operand), and a 16-bit matrix into rows of a 16-byte multiple (the Hopper
-// 16-bit kernel's copy of an operand the TMA cannot address).
+// A into a K-major one, the skinny kernel's of an MN-major short operand), and matrices into rows
+// of a 128-byte multiple (the tensor-core kernels' copies of operands the TMA cannot address).
 #pragma once
 
 #include <cstdint>
@@ -19,12 +19,29 @@ void launch_transpose_f32(const float* src, std::int64_t ld, std::int64_t stride
 void launch_transpose_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                          std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
 
-// dst (batch items of rows x cols, row-major with dst_ld >= cols between rows, item i at
-// dst + i * rows * dst_ld) = src (the same, with ld between rows and stride between items), for
-// 2-byte elements (_16) or 4-byte ones (_32). Columns cols to dst_ld - 1 of dst are left as they were.
-void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
-                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
-void launch_copy_rows_32(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
-                         std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream);
+// One row copy: dst (batch items of rows x cols, row-major with dst_ld >= cols between rows, item
+// i at dst + i * rows * dst_ld) = src (the same, with ld between rows and stride between items).
+// dst and dst_ld must keep every row 16-byte aligned. Columns from cols up to the next 16 bytes
+// are zeroed, the rest of each row is left as it was.
+struct RowCopy {
+  const void* src = nullptr;
+  std::int64_t ld = 0, stride = 0, rows = 0, cols = 0, batch = 1;
+  void* dst = nullptr;
+  std::int64_t dst_ld = 0;
+};
+// One or two row copies in one launch, of 2-byte elements (_16) or 4-byte ones (_32).
+void launch_copy_rows_16(const RowCopy* jobs, int count, cudaStream_t stream);
+void launch_copy_rows_32(const RowCopy* jobs, int count, cudaStream_t stream);
+// One copy, its fields as arguments.
+inline void launch_copy_rows_16(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                                std::int64_t cols, std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  const RowCopy job{src, ld, stride, rows, cols, batch, dst, dst_ld};
+  launch_copy_rows_16(&job, 1, stream);
+}
+inline void launch_copy_rows_32(const void* src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
+                                std::int64_t cols, std::int64_t batch, void* dst, std::int64_t dst_ld, cudaStream_t stream) {
+  const RowCopy job{src, ld, stride, rows, cols, batch, dst, dst_ld};
+  launch_copy_rows_32(&job, 1, stream);
+}
 
 }  // namespace gemmlab::detail
