@@ -61,6 +61,7 @@ Tf32Config tf32_from(const TableEntry& e) {
 SkinnyConfig skinny_from(const TableEntry& e) {
   SkinnyConfig c;
   c.splits = param(e, "splits", c.splits);
+  c.bulk = param(e, "bulk", c.bulk);
   return c;
 }
 
@@ -253,8 +254,9 @@ std::string model_words(const Choice& c, const Problem& p) {
                          c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
-      return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}",
-                         c.skinny.splits);
+      return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}{}",
+                         c.skinny.splits,
+                         c.skinny.bulk ? "; a long operand: W and X stream through TMA stages, one CTA an SM" : "");
     case Family::skinny_simt:
       return fmt::format("a short side of D: FP32 products on CUDA cores streaming the long operand, k split over "
                          "clusters of {}",
@@ -304,7 +306,7 @@ std::map<std::string, int> config_fields(const Choice& c) {
     case Family::sm90_tf32:
       return {{"tile_m", c.tf32.tile_m}, {"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m},
               {"stream_k", c.tf32.stream_k}, {"splits", c.tf32.splits}};
-    case Family::skinny:
+    case Family::skinny: return {{"splits", c.skinny.splits}, {"bulk", c.skinny.bulk}};
     case Family::skinny_simt: return {{"splits", c.skinny.splits}};
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
@@ -461,7 +463,7 @@ Plan describe(const Choice& c, const Problem& p) {
       break;
     case Family::skinny:
     case Family::skinny_simt:
-      plan.config = fmt::format("splits={}", c.skinny.splits);
+      plan.config = fmt::format("splits={}{}", c.skinny.splits, c.skinny.bulk ? " bulk=1" : "");
       break;
     case Family::small: plan.config = "tile=64x64 stages=2"; break;
     case Family::simt:

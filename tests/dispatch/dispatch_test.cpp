@@ -573,7 +573,7 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   };
   EXPECT_TRUE(first(1, 4096, 4096));     // a decode step: 32 MiB of B
   EXPECT_TRUE(first(16, 4096, 14336));   // 112 MiB
-  EXPECT_FALSE(first(16, 28672, 8192));  // 448 MiB: the tile kernel streams it faster
+  EXPECT_TRUE(first(16, 28672, 8192));   // 448 MiB: the TMA-fed form (bulk_first)
   EXPECT_FALSE(first(32, 4096, 4096));   // 17 to 64 rows: the tile kernel
   EXPECT_FALSE(first(16384, 8, 16384));  // a short n with thousands of rows: the tile kernel
   EXPECT_FALSE(first(64, 64, 65536));    // one tile, a long k: sm90's split-K
@@ -602,10 +602,58 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 7);
   // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 4 each.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
-  // 2004 tiles (an LM head) are 2.53 waves of 792 CTAs, the last one half full: no split.
-  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 128256, 4096), dev).splits, 1);
-  // 448 tiles (16 x 28672 x 8192, 3 CTAs per SM) are 1.13 waves: 4 splits make 4.53 (cost 1.20 against 1.5).
-  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 28672, 8192), dev).splits, 4);
+  // 2004 tiles (an LM head in TF32, the register path) are 2.53 waves of 792 CTAs, the last one
+  // half full: no split.
+  Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 4096);
+  lm_head.tf32 = true;
+  EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 1);
+  EXPECT_EQ(skinny_model_choice(lm_head, dev).bulk, 0);
+  // 320 tiles (8 x 20480 x 4096, 100 MiB; 6 CTAs per SM) are 0.40 waves: 2 splits make 0.81.
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 8, 20480, 4096), dev).splits, 2);
+}
+
+// 16-bit decode steps past 256 MiB of W take the TMA-fed form, one CTA an SM over tiles of 256 W
+// rows, k split until the tiles fill the SMs' waves; the register path below that size, and for
+// FP32 operands. The form's own checks name what it does not take.
+TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
+  const DeviceState dev = h100();
+  auto model = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return skinny_model_choice(problem(DataType::bf16, DataType::bf16, m, n, k), dev);
+  };
+  // 112 tiles: 0.85 of a wave; 2 splits make 1.70 waves at a cost of 0.87 against 0.85.
+  EXPECT_EQ(model(16, 28672, 8192).bulk, 1);
+  EXPECT_EQ(model(16, 28672, 8192).splits, 1);
+  // 32 tiles: 3 splits make 0.73 of a wave (cost 0.252; 2 splits 0.255, 4 splits 0.257).
+  EXPECT_EQ(model(16, 8192, 28672).bulk, 1);
+  EXPECT_EQ(model(16, 8192, 28672).splits, 3);
+  // An LM head: 501 tiles, 3.8 waves.
+  EXPECT_EQ(model(1, 128256, 4096).bulk, 1);
+  EXPECT_EQ(model(1, 128256, 4096).splits, 1);
+  EXPECT_EQ(model(1, 4096, 4096).bulk, 0);     // 32 MiB
+  EXPECT_EQ(model(16, 4096, 14336).bulk, 0);   // 112 MiB
+  EXPECT_EQ(model(32, 28672, 8192).bulk, 0);   // more than 16 rows: not a decode step
+  const std::size_t ws = std::size_t(1) << 26;
+  auto why = [&](const Problem& p) { return skinny_reject(p, SkinnyConfig{2, 1}, dev, ws).value_or("accepted"); };
+  EXPECT_EQ(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), "accepted");
+  EXPECT_EQ(why(problem(DataType::f16, DataType::f32, 4096, 9, 4104)), "accepted");  // a short n, k not of 64
+  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 17, 4096, 4096)).find("at most 16 short-side columns"),
+            std::string::npos);
+  Problem f32 = problem(DataType::f32, DataType::f32, 16, 4096, 4096);
+  f32.tf32 = true;
+  EXPECT_NE(why(f32).find("16-bit operands"), std::string::npos);
+  // Batch items of B that overlap (a stride under ld x rows) cannot be a 3-D tensor map.
+  Problem overlapping = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
+  overlapping.batch = 2, overlapping.b.stride = 4096 * 8;
+  overlapping.a.stride = 16 * 4096, overlapping.stride_d = 16 * 4096;
+  EXPECT_NE(why(overlapping).find("the TMA cannot read B"), std::string::npos);
+  EXPECT_NE(skinny_reject(problem(DataType::bf16, DataType::f32, 16, 4096, 4096), SkinnyConfig{1, 2}, dev, ws)
+                .value_or("accepted")
+                .find("bulk must be 0 or 1"),
+            std::string::npos);
+  EXPECT_NE(skinny_simt_reject(problem(DataType::f32, DataType::f32, 1, 4096, 4096), SkinnyConfig{1, 1}, dev, ws)
+                .value_or("accepted")
+                .find("no TMA-fed form"),
+            std::string::npos);
 }
 
 // The small-tile kernel: any 16-bit problem whose operands it copies 16 bytes at a time; tried
@@ -805,8 +853,10 @@ TEST(DispatchCopyBlocks, BlockCopiesFitTheirShareOfTheWorkspace) {
         }
 }
 
-// A decode step with weights past the skinny kernel's 256 MiB: 128 x 256 tiles with a stream-K
-// tail, not 128 x 128 tiles (fewer than a wave of 256-wide ones) or slices of k.
+// A decode step with weights past the skinny register path's 256 MiB, where the sm90 kernel takes
+// it (the TMA-fed skinny form goes first where it can; batch-invariant calls take no skinny form):
+// 128 x 256 tiles with a stream-K tail, not 128 x 128 tiles (fewer than a wave of 256-wide ones) or
+// slices of k.
 TEST(DispatchSm90, DecodeStepsPastTheSkinnyKernelTakeWideTiles) {
   const DeviceState dev = h100();
   for (auto [m, n, k] : {std::tuple{16, 28672, 8192}, std::tuple{1, 128256, 4096}}) {

@@ -38,6 +38,10 @@ struct Tf32Config {
 // The skinny kernel (kernels/library/skinny.cuh): D with at most 64 rows or columns.
 struct SkinnyConfig {
   int splits = 1;  // CTAs of a cluster that split k (1 to 8)
+  // 1: W and X reach the warps through TMA stages filled by a producer warp (skinny_bulk.cuh), one
+  // CTA an SM; 0: each lane loads its own fragments (skinny.cuh). 16-bit operands, at most 16
+  // short-side columns.
+  int bulk = 0;
 };
 
 }  // namespace gemmlab::detail

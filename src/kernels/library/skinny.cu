@@ -14,8 +14,10 @@
 
 #include "core/error.hpp"
 #include "kernels/library/skinny.cuh"
+#include "kernels/library/skinny_bulk.cuh"
 #include "kernels/library/skinny_simt.cuh"
 #include "kernels/library/transpose.hpp"
+#include "kernels/tensor/tma.hpp"
 
 namespace gemmlab::detail {
 
@@ -25,6 +27,8 @@ namespace skinny {
 Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_tf32(int mt, bool w_kmajor);
+BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
+BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor);
 }  // namespace skinny
 namespace skinny_simt {
 Kernel kernel_f32(int s, bool w_kmajor);
@@ -73,6 +77,18 @@ std::int64_t vec(const Problem& p) { return 16 / elem_bytes(p); }
 std::int64_t step_k(const Problem& p) { return 4 * vec(p); }
 std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
 
+// The TMA-fed form (skinny_bulk.cuh): 16-bit operands, at most 16 short-side columns (mt of 1 or
+// 2), tiles of 256 W rows, stages of 64 of k, one CTA an SM.
+using BulkLayout1 = skinny::BulkLayout<skinny::u16, 1, true>;
+constexpr std::int64_t kMaxSmallBulk = 16, kBulkTile = BulkLayout1::kTile, kBulkK = BulkLayout1::kBK;
+int bulk_smem_bytes(int mt, bool w_kmajor) {
+  if (mt == 1) return w_kmajor ? skinny::BulkLayout<skinny::u16, 1, true>::kSmemBytes : skinny::BulkLayout<skinny::u16, 1, false>::kSmemBytes;
+  return w_kmajor ? skinny::BulkLayout<skinny::u16, 2, true>::kSmemBytes : skinny::BulkLayout<skinny::u16, 2, false>::kSmemBytes;
+}
+skinny::BulkKernel bulk_kernel_of(DataType ab, bool f32_out, int mt, bool w_kmajor) {
+  return ab == DataType::bf16 ? skinny::bulk_kernel_bf16(f32_out, mt, w_kmajor) : skinny::bulk_kernel_f16(f32_out, mt, w_kmajor);
+}
+
 skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
   const bool f32_out = p.cd == DataType::f32;
   if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor);
@@ -94,6 +110,40 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
   if (vector_ready(*s.x, p.batch, vec(p), true)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
   return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
+}
+
+// What the TMA-fed form adds to the checks: its types and columns, and tensor maps over W and X
+// (X as the kernel reads it: the caller's, or its K-major copy, which always has one).
+std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
+  if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("the TMA-fed form takes 16-bit operands");
+  if (s.small > kMaxSmallBulk)
+    return fmt::format("the TMA-fed form takes at most {} short-side columns, not {}", kMaxSmallBulk, s.small);
+  const std::int64_t w_items = s.w->stride == 0 ? 1 : p.batch, x_items = s.x->stride == 0 ? 1 : p.batch;
+  if (!tc::tma_layout_ok(s.w->ptr, 2, s.w->k_major ? s.big : p.k, s.w->ld, w_items, s.w->stride))
+    return fmt::format("the TMA cannot read {} (the long operand) as laid out: batch items overlap or lie too far apart",
+                       s.swapped ? "B" : "A");
+  if (x_copy_bytes(p, s) == 0 && !tc::tma_layout_ok(s.x->ptr, 2, s.small, s.x->ld, x_items, s.x->stride))
+    return fmt::format("the TMA cannot read {} (the short operand) as laid out: batch items overlap or lie too far apart",
+                       s.swapped ? "A" : "B");
+  if (std::max(s.big, p.k) > INT_MAX) return std::string("a side past the TMA's 32-bit coordinates");
+  return std::nullopt;
+}
+
+// A decode step (m <= 16 against thousands of rows and k) with more than 256 MiB of 16-bit W:
+// where the register path's bytes in flight fall short (skinny_first), the TMA-fed form's stages
+// keep enough (docs/shapes.md, "TMA stages for long decode operands").
+constexpr double kRegisterPathMaxBytes = double(1 << 28);
+double w_bytes_of(const Problem& p, const Sides& s) {
+  return double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
+}
+bool decode_step(const Problem& p, const Sides& s) {
+  return s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024;
+}
+bool bulk_first(const Problem& p) {
+  if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
+  const Sides s = sides_of(p);
+  return decode_step(p, s) && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s) && p.k % vec(p) == 0 &&
+         vector_ready(*s.w, p.batch, vec(p), false) && (s.w->k_major || s.big % 8 == 0);
 }
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
@@ -212,6 +262,13 @@ void prepare_skinny(DeviceState& state) {
   for (bool w_kmajor : {false, true})
     for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
           count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s));
+  // The TMA-fed form's stages take most of an SM's shared memory.
+  for (DataType ab : {DataType::bf16, DataType::f16})
+    for (bool f32_out : {false, true})
+      for (int mt : {1, 2})
+        for (bool w_kmajor : {false, true})
+          GEMMLAB_CUDA(cudaFuncSetAttribute(bulk_kernel_of(ab, f32_out, mt, w_kmajor),
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem_bytes(mt, w_kmajor)));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -219,14 +276,14 @@ bool skinny_first(const Problem& p) {
   if (!skinny_shape(p) || (p.ab == DataType::f32 && !p.tf32)) return false;
   const Sides s = sides_of(p);
   // A decode step or GEMV: m <= 16 against a long operand of thousands of rows and k. Up to a few
-  // hundred MB the skinny kernel's start (no pipeline to fill, no tile of padding) wins; beyond,
-  // for 16-bit operands, the tile kernel's deeper TMA pipeline keeps more bytes in flight (H100:
-  // 16 x 28672 x 8192, 470 MB, 0.217 ms here against 0.191 ms). Not for TF32, whose tile kernel's
-  // 128-row tile is 7/8 padding at 16 rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192,
-  // 940 MB, 0.352 / 0.251 ms here against 0.360 / 0.338 ms in 128 x 128 tiles).
-  const double w_bytes = double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
-  const bool decode = s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024 &&
-                      (w_bytes <= double(1 << 28) || p.ab == DataType::f32);
+  // hundred MB the register path's start (no pipeline to fill, no tile of padding) wins; beyond,
+  // for 16-bit operands, it keeps too few bytes in flight (H100: 16 x 28672 x 8192, 470 MB,
+  // 0.217 ms against the tile kernel's 0.191 ms) and the TMA-fed form takes over (bulk_first).
+  // TF32 keeps the register path: its tile kernel's 128-row tile is 7/8 padding at 16 rows (L2
+  // flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 / 0.251 ms here against
+  // 0.360 / 0.338 ms in 128 x 128 tiles).
+  const bool decode =
+      decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32 || bulk_first(p));
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
   // (H100).
@@ -242,14 +299,35 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   if (p.ab == DataType::f32 && !p.tf32)
     return std::string("multiplies f32 operands as TF32, and the call asks for FP32 products (Compute::f32)");
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
-  return shared_reject(p, c, state, workspace_bytes, kMaxSmall, skinny_shape(p) ? tile_big(mt_for(sides_of(p).small)) : 1,
-                       8);
+  if (c.bulk != 0 && c.bulk != 1) return fmt::format("bulk must be 0 or 1, not {}", c.bulk);
+  const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? kBulkTile : tile_big(mt_for(sides_of(p).small));
+  if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8)) return why;
+  if (c.bulk) return bulk_reject(p, sides_of(p));
+  return std::nullopt;
 }
 
 void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
   if (auto why = skinny_reject(p, c, *env.device, env.scratch.bytes)) throw Error(fmt::format("skinny kernel: {}", *why));
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
+  if (c.bulk) {
+    // Steps of a stage (64 of k) per CTA: make_args counts them for one worker a CTA.
+    const skinny::Args a = make_args(p, c, env, kBulkK, 1);
+    const DType t = p.ab == DataType::bf16 ? DType::bf16 : DType::f16;
+    const std::int64_t w_items = a.stride_w == 0 ? 1 : p.batch, x_items = a.stride_x == 0 ? 1 : p.batch;
+    // Boxes of 64 x 64 elements (rows of 128 bytes, swizzled): a consumer warp's 64 W rows by 64 of
+    // k (K-major) or 64 of k by its 64 W rows (big-major); X's rows (8 or 16) by 64 of k.
+    const CUtensorMap w_map = s.w->k_major
+                                  ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, 64, tc::Swizzle::b128)
+                                  : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, 64, 64, tc::Swizzle::b128);
+    const CUtensorMap x_map =
+        tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, 64, tc::Swizzle::b128);
+    const KernelLaunch run(dim3(unsigned(cdiv(s.big, kBulkTile) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
+                           dim3(unsigned(skinny::kBulkThreads), 1, 1), std::size_t(bulk_smem_bytes(mt, s.w->k_major)),
+                           env.queue(), unsigned(c.splits));
+    GEMMLAB_CUDA(run(bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major), w_map, x_map, a));
+    return;
+  }
   launch_clustered(kernel_of(p, mt, s.w->k_major), make_args(p, c, env, step_k(p), skinny::kWarps),
                    cdiv(s.big, tile_big(mt)), skinny::kWarps, c, env.queue());
 }
@@ -259,12 +337,18 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   if (!skinny_shape(p)) return c;
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
+  if (bulk_first(p)) {
+    // One CTA an SM, each a tile of 256 W rows; a stage is 64 of k.
+    c.bulk = 1;
+    c.splits = splits_for(cdiv(s.big, kBulkTile) * p.batch, cdiv(p.k, kBulkK), 1, 1, state);
+    return c;
+  }
   c.splits = splits_for(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps,
                         resident(state, resident_index(mt, wide(p))), state);
   return c;
 }
 
-std::vector<SkinnyConfig> skinny_configs() { return {{1}, {2}, {4}, {8}}; }
+std::vector<SkinnyConfig> skinny_configs() { return {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {1, 1}, {2, 1}, {4, 1}, {8, 1}}; }
 
 // ---- The CUDA-core form ----------------------------------------------------------------------
 
@@ -291,6 +375,7 @@ std::size_t skinny_simt_workspace_bytes(const Problem& p) {
 std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                               std::size_t workspace_bytes) {
   if (p.ab != DataType::f32 || p.cd != DataType::f32) return std::string("takes f32 operands and writes f32");
+  if (c.bulk) return std::string("has no TMA-fed form (bulk)");
   const bool shape = skinny_simt_shape(p), w_kmajor = shape && sides_of(p).w->k_major;
   return shared_reject(p, c, state, workspace_bytes, kMaxSmallSimt,
                        skinny_simt::tile_big(w_kmajor, shape ? s_for(sides_of(p).small) : 1), 4);

@@ -274,10 +274,15 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
   const int rank = int(cluster.block_rank());
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
   const std::int64_t r0 = std::int64_t(blockIdx.x / unsigned(p.splits)) * kTileBig;
-  // Worker w (warp of rank r: w = r * kWarps + warp) takes steps_each k-steps, one more when w < steps_more.
-  const std::int64_t worker = std::int64_t(rank) * kWarps + warp;
-  const std::int64_t s_begin = worker * p.steps_each + min(worker, p.steps_more);
-  const std::int64_t s_end = s_begin + p.steps_each + (worker < p.steps_more ? 1 : 0);
+  // Worker w (warp of rank r: w = r * kWarps + warp) takes steps_each k-steps, one more when
+  // w < steps_more. Over a big-major W, a range of consecutive steps each. Over a K-major W, every
+  // workers-th step from step w: the workers then read neighbouring 64-byte pieces of each W row
+  // together, runs of 256 bytes a CTA and more a cluster, where ranges of steps read 64-byte pieces
+  // far apart (docs/shapes.md, "Interleaved k-steps over a K-major W").
+  const std::int64_t workers = std::int64_t(p.splits) * kWarps, worker = std::int64_t(rank) * kWarps + warp;
+  const std::int64_t step_first = kWK ? worker : worker * p.steps_each + min(worker, p.steps_more);
+  const std::int64_t step_stride = kWK ? workers : 1;
+  const std::int64_t step_count = p.steps_each + (worker < p.steps_more ? 1 : 0);
   const epi::Scalars sc = epi::scalars(p.epi);
   for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
     const E* W = static_cast<const E*>(p.w) + item * p.stride_w;
@@ -287,8 +292,8 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
     // One step of loads, then its mma: a second step in flight per warp (registers for both)
     // left fewer CTAs resident, and as many bytes in flight per SM.
     Step<E, MT, NT, kWK> cur;
-    for (std::int64_t s = s_begin; s < s_end; ++s) {
-      load_step(cur, l, p, s * kStepK<E>, t);
+    for (std::int64_t s = 0; s < step_count; ++s) {
+      load_step(cur, l, p, (step_first + s * step_stride) * kStepK<E>, t);
       mma_step<T>(acc, cur);
     }
     // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).

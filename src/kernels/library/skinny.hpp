@@ -1,7 +1,8 @@
 // The library's skinny kernels as dispatch sees them: GEMMs whose D has at most 64 rows or at most
 // 64 columns (decode steps, GEMVs, projections to a few outputs), on sm_90. Two forms: mma.sync
-// (skinny.cuh, `sm90.skinny_mma`), and CUDA cores for exact FP32 products with at most 16 (skinny_simt.cuh,
-// `sm90.skinny_simt`, at the end of this file).
+// (skinny.cuh, `sm90.skinny_mma`; with SkinnyConfig::bulk, fed by TMA stages, skinny_bulk.cuh), and
+// CUDA cores for exact FP32 products with at most 16 (skinny_simt.cuh, `sm90.skinny_simt`, at the
+// end of this file).
 //
 // What it computes: BF16 and FP16 operands with D in their type or f32, and FP32 operands with D
 // in f32 where the call allows TF32 (Compute::tf32); not grouped,
@@ -24,7 +25,8 @@
 
 namespace gemmlab::detail {
 
-// Once per Context: the resident CTAs of each instantiation of both forms into state.skinny_resident.
+// Once per Context: the resident CTAs of each instantiation of both forms into state.skinny_resident,
+// and the TMA-fed form's shared-memory allowance.
 void prepare_skinny(DeviceState& state);
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -36,15 +38,17 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
 // Whether the problem is the kernel's kind at all (a side of D at most 64).
 bool skinny_shape(const Problem& p);
 // Whether dispatch tries it before the tile kernels, where it measured faster (docs/shapes.md):
-// a decode step (m <= 16 against a long operand of at least 1024 rows and k, at most 256 MiB), or
+// a decode step (m <= 16 against a long operand of at least 1024 rows and k; past 256 MiB of
+// 16-bit W in the TMA-fed form), or
 // one problem of at most 256 on the long side with k at least 32 times that. Elsewhere the tile
 // kernel won: with 17 to 64 short-side columns each warp's X fragments cost it as many bytes as its
 // W; a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart; a larger
 // W streams faster through the tile kernel's deeper pipeline; batches of small problems.
 bool skinny_first(const Problem& p);
 
-// Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps; batch_invariant
-// problems are not taken (the kernel's choice depends on m).
+// Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps, and the TMA-fed
+// form for a 16-bit decode step past 256 MiB of W; batch_invariant problems are not taken (the
+// kernel's choice depends on m).
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
 std::vector<SkinnyConfig> skinny_configs();
 
