@@ -575,7 +575,9 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_TRUE(first(16, 4096, 14336));   // 112 MiB
   EXPECT_TRUE(first(16, 28672, 8192));   // 448 MiB: the TMA-fed form (bulk_first)
   EXPECT_FALSE(first(32, 4096, 4096));   // 17 to 64 rows: the tile kernel
-  EXPECT_FALSE(first(16384, 8, 16384));  // a short n with thousands of rows: the tile kernel
+  EXPECT_TRUE(first(16384, 8, 16384));   // a short n against 512 MiB of A: the TMA-fed form
+  EXPECT_FALSE(first(8192, 8, 8192));    // a short n against 128 MiB: the tile kernel
+  EXPECT_FALSE(first(16384, 16, 16384)); // 9 to 16 columns: 128 x 64 tiles, a quarter padding
   EXPECT_FALSE(first(64, 64, 65536));    // one tile, a long k: sm90's split-K
   EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
   EXPECT_FALSE(first(64, 64, 64));       // a small problem (and batches of them): the tile kernel
@@ -632,6 +634,9 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   EXPECT_EQ(model(1, 4096, 4096).bulk, 0);     // 32 MiB
   EXPECT_EQ(model(16, 4096, 14336).bulk, 0);   // 112 MiB
   EXPECT_EQ(model(32, 28672, 8192).bulk, 0);   // more than 16 rows: not a decode step
+  // A short n against 512 MiB of A (W = A, K-major): 64 tiles, 2 splits make 0.97 of a wave.
+  EXPECT_EQ(model(16384, 8, 16384).bulk, 1);
+  EXPECT_EQ(model(16384, 8, 16384).splits, 2);
   const std::size_t ws = std::size_t(1) << 26;
   auto why = [&](const Problem& p) { return skinny_reject(p, SkinnyConfig{2, 1}, dev, ws).value_or("accepted"); };
   EXPECT_EQ(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), "accepted");

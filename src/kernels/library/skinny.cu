@@ -129,9 +129,10 @@ std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
   return std::nullopt;
 }
 
-// A decode step (m <= 16 against thousands of rows and k) with more than 256 MiB of 16-bit W:
-// where the register path's bytes in flight fall short (skinny_first), the TMA-fed form's stages
-// keep enough (docs/shapes.md, "TMA stages for long decode operands").
+// More than 256 MiB of 16-bit W against a short side of at most 16 rows of D (a decode step) or
+// at most 8 columns: where the register path's bytes in flight fall short (skinny_first), the
+// TMA-fed form's stages keep enough (docs/shapes.md, "TMA stages for long decode operands"). With
+// 9 to 16 columns the tile kernel's 128 x 64 tiles are only a quarter padding and stay faster.
 constexpr double kRegisterPathMaxBytes = double(1 << 28);
 double w_bytes_of(const Problem& p, const Sides& s) {
   return double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
@@ -142,7 +143,8 @@ bool decode_step(const Problem& p, const Sides& s) {
 bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
-  return decode_step(p, s) && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s) && p.k % vec(p) == 0 &&
+  const bool short_side = decode_step(p, s) || (!s.swapped && s.small <= 8 && s.big >= 1024 && p.k >= 1024);
+  return short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s) && p.k % vec(p) == 0 &&
          vector_ready(*s.w, p.batch, vec(p), false) && (s.w->k_major || s.big % 8 == 0);
 }
 
@@ -282,12 +284,11 @@ bool skinny_first(const Problem& p) {
   // TF32 keeps the register path: its tile kernel's 128-row tile is 7/8 padding at 16 rows (L2
   // flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 / 0.251 ms here against
   // 0.360 / 0.338 ms in 128 x 128 tiles).
-  const bool decode =
-      decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32 || bulk_first(p));
+  const bool decode = decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
   // (H100).
-  return decode;
+  return decode || bulk_first(p);
 }
 
 std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0; }

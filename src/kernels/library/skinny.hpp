@@ -39,7 +39,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
 bool skinny_shape(const Problem& p);
 // Whether dispatch tries it before the tile kernels, where it measured faster (docs/shapes.md):
 // a decode step (m <= 16 against a long operand of at least 1024 rows and k; past 256 MiB of
-// 16-bit W in the TMA-fed form), or
+// 16-bit W in the TMA-fed form, which also takes n <= 8 against as much), or
 // one problem of at most 256 on the long side with k at least 32 times that. Elsewhere the tile
 // kernel won: with 17 to 64 short-side columns each warp's X fragments cost it as many bytes as its
 // W; a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart; a larger
