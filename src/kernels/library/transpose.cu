@@ -58,13 +58,13 @@ __global__ void copy_rows(const CopyJobs jobs) {
   constexpr int kVec = 16 / sizeof(E);
   dev::start_in_stream_order();
   const std::int64_t piece = std::int64_t(blockDim.x) * kVec;
-  std::int64_t units[2] = {0, 0};
-  for (int j = 0; j < jobs.count; ++j)
-    units[j] = jobs.job[j].rows * jobs.job[j].batch * ((jobs.job[j].cols + piece - 1) / piece);
-  for (std::int64_t u = blockIdx.x; u < units[0] + units[1]; u += gridDim.x) {
-    const int j = u < units[0] ? 0 : 1;
-    const RowCopy& w = jobs.job[j];
-    const std::int64_t b = u - (j == 0 ? 0 : units[0]), pieces = (w.cols + piece - 1) / piece;
+  // Named, not indexed: an array indexed at run time (or a parameter's) lives on the stack.
+  auto units_of = [&](const RowCopy& w) { return w.rows * w.batch * ((w.cols + piece - 1) / piece); };
+  const std::int64_t units0 = units_of(jobs.job[0]), units1 = jobs.count > 1 ? units_of(jobs.job[1]) : 0;
+  for (std::int64_t u = blockIdx.x; u < units0 + units1; u += gridDim.x) {
+    const bool first = u < units0;
+    const RowCopy w = first ? jobs.job[0] : jobs.job[1];
+    const std::int64_t b = u - (first ? 0 : units0), pieces = (w.cols + piece - 1) / piece;
     const std::int64_t r = b / pieces, c = (b % pieces) * piece + std::int64_t(threadIdx.x) * kVec;
     if (c >= w.cols) continue;
     const std::int64_t item = r / w.rows, row = r % w.rows;
