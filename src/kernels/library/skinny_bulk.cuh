@@ -1,15 +1,16 @@
-// The skinny kernel fed by bulk copies (skinny.hpp, `bulk`): the same swap-AB mma.sync products,
-// fragments, split of k over a cluster and fixed order of sums as skinny.cuh, but W and X reach the
-// warps through a pipeline of shared-memory stages that one producer warp fills with
-// cp.async.bulk (the copy engine, one instruction per row segment) instead of each lane loading
-// its own 16-byte vectors into registers.
+// The skinny kernel fed by the TMA (skinny.hpp, SkinnyConfig::bulk): the same swap-AB mma.sync
+// products, fragments, split of k over a cluster and fixed order of sums as skinny.cuh, but W and
+// X reach the warps through a pipeline of shared-memory stages that one producer thread fills with
+// tensor copies (cp.async.bulk.tensor, one instruction per 64 x 64 box) instead of each lane
+// loading its own 16-byte vectors into registers.
 //
 // Why: a GEMV-like problem streams W once and is bound by the bytes it keeps in flight to DRAM.
 // The register path keeps one k-step per warp in flight, as many as its registers allow (about
 // 96 KB an SM); on an H200 that left it well short of cuBLAS, whose TMA pipeline keeps about 200 KB
 // in flight (docs/shapes.md, "TMA stages for long decode operands"). Here the stages hold the bytes
 // in flight, about 200 KB an SM, and cost no registers. A stage per call costs more to fill and
-// drain than the register path's first loads, so it serves long operands (skinny_first).
+// drain than the register path's first loads, so it serves long operands (bulk_first in
+// skinny.cu).
 //
 // Levels: a CTA (one an SM) owns kWarps x 64 rows of W, each consumer warp its own 64, and a range
 // of k-stages; a stage is 64 of k (two warp k-steps), one TMA box per consumer warp and one for X;
