@@ -144,8 +144,9 @@ bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
   const bool short_side = decode_step(p, s) || (!s.swapped && s.small <= 8 && s.big >= 1024 && p.k >= 1024);
-  return short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s) && p.k % vec(p) == 0 &&
-         vector_ready(*s.w, p.batch, vec(p), false) && (s.w->k_major || s.big % 8 == 0);
+  // What both forms need (shared_reject) dispatch checks when it takes the choice; a problem that
+  // fails it goes to the next family whichever form was chosen.
+  return short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s);
 }
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
