@@ -262,6 +262,36 @@ __device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<E, 
   }
 }
 
+// A warp's sums into its slice of a reduction buffer: value e of tile q, column group mt, lane l
+// at ((q MT + mt) 4 + e) 32 + l (conflict-free: the lanes side by side).
+template <int MT, int NT>
+__device__ __forceinline__ void stash_sums(float* at, const float (&acc)[NT][MT][4], int lane) {
+#pragma unroll
+  for (int q = 0; q < NT; ++q)
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) at[((q * MT + mt) * 4 + e) * 32 + lane] = acc[q][mt][e];
+}
+
+// Value v of a warp's stashed sums (as stash_sums lays them out), added over the cluster: where it
+// lands in D for a warp whose W rows start at r0, then the epilogue and the store. Rows past W's
+// or X's end are not written.
+template <class TD, int MT, int NT, bool kWK>
+__device__ __forceinline__ void store_sum(const Args& p, const epi::Scalars& sc, std::int64_t item, std::int64_t r0,
+                                          int v, float sum) {
+  const int reg = v / 32, vl = v % 32, vg = vl / 4, vt = vl % 4;
+  const int e = reg % 4, mt = (reg / 4) % MT, q = reg / (4 * MT);
+  const std::int64_t r = kWK ? r0 + 16 * q + vg + 8 * (e >> 1) : r0 + 2 * NT * vg + 2 * q + (e >> 1);
+  const std::int64_t i = mt * 8 + 2 * vt + (e & 1);
+  if (r >= p.big || i >= p.small) return;
+  TD* D = static_cast<TD*>(p.d) + item * p.stride_d;
+  const TD* C = static_cast<const TD*>(p.c) + item * p.stride_c;
+  const std::int64_t row = p.swapped ? i : r, col = p.swapped ? r : i;
+  const float bias = epi::bias_at<TD>(p.epi, item, row, col);
+  D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
+}
+
 template <class T, class TD, int MT, bool kWK>
 __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -297,12 +327,7 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
       mma_step<T>(acc, cur);
     }
     // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).
-#pragma unroll
-    for (int q = 0; q < NT; ++q)
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) red[warp][(q * MT + mt) * 4 + e][lane] = acc[q][mt][e];
+    stash_sums(&red[warp][0][0], acc, lane);
     __syncthreads();
     float* cta = &red[0][0][0];
     constexpr int kValues = kRegs * 32;
@@ -315,20 +340,10 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
     cluster.sync();
     const int per = (kValues + p.splits - 1) / p.splits;
     const int v_end = min(kValues, (rank + 1) * per);
-    TD* D = static_cast<TD*>(p.d) + item * p.stride_d;
-    const TD* C = static_cast<const TD*>(p.c) + item * p.stride_c;
     for (int v = rank * per + int(threadIdx.x); v < v_end; v += kThreads) {
       float sum = 0.0f;
       for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(cta, other)[v];
-      const int reg = v / 32, vl = v % 32, vg = vl / 4, vt = vl % 4;
-      const int e = reg % 4, mt = (reg / 4) % MT, q = reg / (4 * MT);
-      const int row_slot = vg + 8 * (e >> 1);
-      const std::int64_t r = kWK ? r0 + 16 * q + row_slot : r0 + 2 * NT * vg + 2 * q + (e >> 1);
-      const std::int64_t i = mt * 8 + 2 * vt + (e & 1);
-      if (r >= p.big || i >= p.small) continue;
-      const std::int64_t row = p.swapped ? i : r, col = p.swapped ? r : i;
-      const float bias = epi::bias_at<TD>(p.epi, item, row, col);
-      D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
+      store_sum<TD, MT, NT, kWK>(p, sc, item, r0, v, sum);
     }
     cluster.sync();  // the other CTAs have read this one's sums
   }

@@ -20,6 +20,7 @@
 
 #include "kernels/library/skinny.cuh"
 #include "kernels/tensor/sm90_ptx.cuh"
+#include "kernels/tensor/sm90_store_ring.cuh"  // swizzle128
 
 namespace gemmlab::detail::skinny {
 
@@ -48,9 +49,9 @@ struct BulkLayout {
   static_assert(kWarps * kRegs * 32 * 4 <= kStages * kStageBytes, "the sums reuse the stages' memory");
 };
 
-// Byte `b` of row `r` of a 128-byte-swizzled box at `box`.
+// Byte `b` of row `r` of a 128-byte-swizzled box at `box` (the layout the TMA epilogue writes).
 __device__ __forceinline__ std::uint32_t swizzled(std::uint32_t box, int r, int b) {
-  return box + std::uint32_t(r * 128 + ((((b >> 4) ^ r) & 7) << 4) + (b & 15));
+  return box + std::uint32_t(tc::sm90::swizzle128(r, b));
 }
 
 template <int N>
@@ -176,30 +177,15 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
     __syncthreads();
     float* red = reinterpret_cast<float*>(smem);
     constexpr int kValues = kRegs * 32, kAll = kWarps * kValues;
-    if (warp < kWarps)
-#pragma unroll
-      for (int q = 0; q < NT; ++q)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) red[(warp * kRegs + (q * MT + mt) * 4 + e) * 32 + lane] = acc[q][mt][e];
+    if (warp < kWarps) stash_sums(red + warp * kValues, acc, lane);
     cluster.sync();
     const int per = (kAll + p.splits - 1) / p.splits;
     const int v_end = min(kAll, (rank + 1) * per);
-    TD* D = static_cast<TD*>(p.d) + item * p.stride_d;
-    const TD* C = static_cast<const TD*>(p.c) + item * p.stride_c;
     for (int v = rank * per + int(threadIdx.x); v < v_end; v += kBulkThreads) {
       float sum = 0.0f;
       for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
-      const int vw = v / kValues, reg = (v % kValues) / 32, vl = v % 32, vg = vl / 4, vt = vl % 4;
-      const int e = reg % 4, mt = (reg / 4) % MT, q = reg / (4 * MT);
-      const std::int64_t rb = tile0 + vw * kTileBig;
-      const std::int64_t r = kWK ? rb + 16 * q + vg + 8 * (e >> 1) : rb + 2 * NT * vg + 2 * q + (e >> 1);
-      const std::int64_t i = mt * 8 + 2 * vt + (e & 1);
-      if (r >= p.big || i >= p.small) continue;
-      const std::int64_t row = p.swapped ? i : r, col = p.swapped ? r : i;
-      const float bias = epi::bias_at<TD>(p.epi, item, row, col);
-      D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
+      // Value v is warp v / kValues's, whose rows start kTileBig rows apart.
+      store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + (v / kValues) * kTileBig, v % kValues, sum);
     }
     cluster.sync();  // the other CTAs have read this one's sums, and the stages are free again
   }
