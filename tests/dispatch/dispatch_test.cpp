@@ -604,9 +604,9 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 7);
   // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 4 each.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
-  // 2004 tiles (an LM head in TF32, the register path) are 2.53 waves of 792 CTAs, the last one
-  // half full: no split.
-  Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 4096);
+  // 2004 tiles (an LM head's 128256 rows in TF32, 512 deep: 250 MiB, the register path) are 2.53
+  // waves of 792 CTAs, the last one half full: no split.
+  Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 512);
   lm_head.tf32 = true;
   EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 1);
   EXPECT_EQ(skinny_model_choice(lm_head, dev).bulk, 0);
@@ -641,11 +641,24 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   auto why = [&](const Problem& p) { return skinny_reject(p, SkinnyConfig{2, 1}, dev, ws).value_or("accepted"); };
   EXPECT_EQ(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), "accepted");
   EXPECT_EQ(why(problem(DataType::f16, DataType::f32, 4096, 9, 4104)), "accepted");  // a short n, k not of 64
-  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 17, 4096, 4096)).find("at most 16 short-side columns"),
-            std::string::npos);
+  // 17 to 64 short-side columns: eight consumer warps of 32 rows each.
+  EXPECT_EQ(why(problem(DataType::bf16, DataType::f32, 17, 4096, 4096)), "accepted");
+  EXPECT_EQ(why(problem(DataType::f16, DataType::f16, 4096, 64, 4096)), "accepted");
+  // FP32 operands as TF32: at most 16 short-side columns; FP32 products (no TF32) it does not offer.
   Problem f32 = problem(DataType::f32, DataType::f32, 16, 4096, 4096);
   f32.tf32 = true;
-  EXPECT_NE(why(f32).find("16-bit operands"), std::string::npos);
+  EXPECT_EQ(why(f32), "accepted");
+  Problem f32_wide = problem(DataType::f32, DataType::f32, 17, 4096, 4096);
+  f32_wide.tf32 = true;
+  EXPECT_NE(why(f32_wide).find("at most 16 short-side columns of FP32"), std::string::npos);
+  f32.tf32 = false;
+  EXPECT_NE(why(f32).find("TF32"), std::string::npos);
+  // TF32 decode steps past 256 MiB of W take it as well (940 MiB; 16-bit ones above).
+  Problem tf32_decode = problem(DataType::f32, DataType::f32, 16, 8192, 28672);
+  tf32_decode.tf32 = true;
+  EXPECT_EQ(skinny_model_choice(tf32_decode, dev).bulk, 1);
+  tf32_decode.k = 4096;  // 128 MiB: the register path
+  EXPECT_EQ(skinny_model_choice(tf32_decode, dev).bulk, 0);
   // Batch items of B that overlap (a stride under ld x rows) cannot be a 3-D tensor map.
   Problem overlapping = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   overlapping.batch = 2, overlapping.b.stride = 4096 * 8;

@@ -29,6 +29,7 @@ Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
 Kernel kernel_tf32(int mt, bool w_kmajor);
 BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor);
+BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor);
 }  // namespace skinny
 namespace skinny_simt {
 Kernel kernel_f32(int s, bool w_kmajor);
@@ -77,15 +78,23 @@ std::int64_t vec(const Problem& p) { return 16 / elem_bytes(p); }
 std::int64_t step_k(const Problem& p) { return 4 * vec(p); }
 std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
 
-// The TMA-fed form (skinny_bulk.cuh): 16-bit operands, at most 16 short-side columns (mt of 1 or
-// 2), tiles of 256 W rows, stages of 64 of k, one CTA an SM.
-using BulkLayout1 = skinny::BulkLayout<skinny::u16, 1, true>;
-constexpr std::int64_t kMaxSmallBulk = 16, kBulkTile = BulkLayout1::kTile, kBulkK = BulkLayout1::kBK;
-int bulk_smem_bytes(int mt, bool w_kmajor) {
-  if (mt == 1) return w_kmajor ? skinny::BulkLayout<skinny::u16, 1, true>::kSmemBytes : skinny::BulkLayout<skinny::u16, 1, false>::kSmemBytes;
-  return w_kmajor ? skinny::BulkLayout<skinny::u16, 2, true>::kSmemBytes : skinny::BulkLayout<skinny::u16, 2, false>::kSmemBytes;
+// The TMA-fed form (skinny_bulk.cuh): 16-bit operands with as many short-side columns as the
+// register path (mt of 1, 2, 4 or 8), FP32 ones as TF32 with at most 16 (mt of 1 or 2); tiles of
+// 256 W rows, stages of 128 bytes of k (64 of k for 16-bit, 32 for FP32), one CTA an SM. Its
+// shared memory and threads depend on mt only.
+constexpr std::int64_t kBulkTile = skinny::BulkLayout<skinny::u16, 1, true>::kTile, kMaxSmallBulkTf32 = 16;
+std::int64_t bulk_k(const Problem& p) { return 128 / elem_bytes(p); }
+template <int MT> using BulkLayoutOf = skinny::BulkLayout<skinny::u16, MT, true>;
+int bulk_smem_bytes(int mt) {
+  return mt == 1 ? BulkLayoutOf<1>::kSmemBytes : mt == 2 ? BulkLayoutOf<2>::kSmemBytes
+       : mt == 4 ? BulkLayoutOf<4>::kSmemBytes : BulkLayoutOf<8>::kSmemBytes;
+}
+int bulk_threads(int mt) {
+  return mt == 1 ? BulkLayoutOf<1>::kThreads : mt == 2 ? BulkLayoutOf<2>::kThreads
+       : mt == 4 ? BulkLayoutOf<4>::kThreads : BulkLayoutOf<8>::kThreads;
 }
 skinny::BulkKernel bulk_kernel_of(DataType ab, bool f32_out, int mt, bool w_kmajor) {
+  if (ab == DataType::f32) return skinny::bulk_kernel_tf32(mt, w_kmajor);
   return ab == DataType::bf16 ? skinny::bulk_kernel_bf16(f32_out, mt, w_kmajor) : skinny::bulk_kernel_f16(f32_out, mt, w_kmajor);
 }
 
@@ -112,27 +121,32 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
   return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
 }
 
-// What the TMA-fed form adds to the checks: its types and columns, and tensor maps over W and X
+// What the TMA-fed form adds to the checks: its types, and tensor maps over W and X
 // (X as the kernel reads it: the caller's, or its K-major copy, which always has one).
 std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
-  if (p.ab != DataType::bf16 && p.ab != DataType::f16) return std::string("the TMA-fed form takes 16-bit operands");
-  if (s.small > kMaxSmallBulk)
-    return fmt::format("the TMA-fed form takes at most {} short-side columns, not {}", kMaxSmallBulk, s.small);
+  if (p.ab == DataType::f32 && !p.tf32) return std::string("the TMA-fed form multiplies FP32 operands as TF32 only");
+  if (p.ab == DataType::f32 && s.small > kMaxSmallBulkTf32)
+    return fmt::format("the TMA-fed form takes at most {} short-side columns of FP32 operands, not {}", kMaxSmallBulkTf32,
+                       s.small);
   const std::int64_t w_items = s.w->stride == 0 ? 1 : p.batch, x_items = s.x->stride == 0 ? 1 : p.batch;
-  if (!tc::tma_layout_ok(s.w->ptr, 2, s.w->k_major ? s.big : p.k, s.w->ld, w_items, s.w->stride))
+  const std::size_t es = std::size_t(elem_bytes(p));
+  if (!tc::tma_layout_ok(s.w->ptr, es, s.w->k_major ? s.big : p.k, s.w->ld, w_items, s.w->stride))
     return fmt::format("the TMA cannot read {} (the long operand) as laid out: batch items overlap or lie too far apart",
                        s.swapped ? "B" : "A");
-  if (x_copy_bytes(p, s) == 0 && !tc::tma_layout_ok(s.x->ptr, 2, s.small, s.x->ld, x_items, s.x->stride))
+  if (x_copy_bytes(p, s) == 0 && !tc::tma_layout_ok(s.x->ptr, es, s.small, s.x->ld, x_items, s.x->stride))
     return fmt::format("the TMA cannot read {} (the short operand) as laid out: batch items overlap or lie too far apart",
                        s.swapped ? "A" : "B");
   if (std::max(s.big, p.k) > INT_MAX) return std::string("a side past the TMA's 32-bit coordinates");
   return std::nullopt;
 }
 
-// More than 256 MiB of 16-bit W against a short side of at most 16 rows of D (a decode step) or
-// at most 8 columns: where the register path's bytes in flight fall short (skinny_first), the
-// TMA-fed form's stages keep enough (docs/shapes.md, "TMA stages for long decode operands"). With
-// 9 to 16 columns the tile kernel's 128 x 64 tiles are only a quarter padding and stay faster.
+// More than 256 MiB of W (16-bit, or FP32 as TF32) against a short side of at most 16 rows of D
+// (a decode step) or at most 8 columns: where the register path's bytes in flight fall short
+// (skinny_first), the TMA-fed form's stages keep enough (docs/shapes.md, "TMA stages for long
+// decode operands"). With 9 to 16 columns the tile kernel's 128 x 64 tiles are only a quarter
+// padding and stay faster. With 17 to 64 rows it is a candidate of tune and the tables only: its
+// eight warps' mma.sync products limit an SM to about 28 GB/s of W there, and the tile kernel
+// with split-K was faster on most shapes measured (docs/shapes.md).
 constexpr double kRegisterPathMaxBytes = double(1 << 28);
 double w_bytes_of(const Problem& p, const Sides& s) {
   return double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
@@ -266,12 +280,12 @@ void prepare_skinny(DeviceState& state) {
     for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
           count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s));
   // The TMA-fed form's stages take most of an SM's shared memory.
-  for (DataType ab : {DataType::bf16, DataType::f16})
+  for (DataType ab : {DataType::bf16, DataType::f16, DataType::f32})
     for (bool f32_out : {false, true})
-      for (int mt : {1, 2})
+      for (int mt : {1, 2, 4, 8})
         for (bool w_kmajor : {false, true})
-          GEMMLAB_CUDA(cudaFuncSetAttribute(bulk_kernel_of(ab, f32_out, mt, w_kmajor),
-                                            cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem_bytes(mt, w_kmajor)));
+          if (const skinny::BulkKernel k = bulk_kernel_of(ab, f32_out, mt, w_kmajor))
+            GEMMLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem_bytes(mt)));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -282,9 +296,10 @@ bool skinny_first(const Problem& p) {
   // hundred MB the register path's start (no pipeline to fill, no tile of padding) wins; beyond,
   // for 16-bit operands, it keeps too few bytes in flight (H100: 16 x 28672 x 8192, 470 MB,
   // 0.217 ms against the tile kernel's 0.191 ms) and the TMA-fed form takes over (bulk_first).
-  // TF32 keeps the register path: its tile kernel's 128-row tile is 7/8 padding at 16 rows (L2
-  // flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 / 0.251 ms here against
-  // 0.360 / 0.338 ms in 128 x 128 tiles).
+  // Past that size TF32 takes the TMA-fed form as well (bulk_first), and the register path where
+  // that form cannot read its operands: the TF32 tile kernel's 128-row tile is 7/8 padding at 16
+  // rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 / 0.251 ms in the
+  // register path against 0.360 / 0.338 ms in 128 x 128 tiles).
   const bool decode = decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
@@ -313,19 +328,20 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
   if (c.bulk) {
-    // Steps of a stage (64 of k) per CTA: make_args counts them for one worker a CTA.
-    const skinny::Args a = make_args(p, c, env, kBulkK, 1);
-    const DType t = p.ab == DataType::bf16 ? DType::bf16 : DType::f16;
+    // Steps of a stage (bk of k) per CTA: make_args counts them for one worker a CTA.
+    const std::int64_t bk = bulk_k(p);
+    const skinny::Args a = make_args(p, c, env, bk, 1);
+    const DType t = p.ab == DataType::bf16 ? DType::bf16 : p.ab == DataType::f16 ? DType::f16 : DType::f32;
     const std::int64_t w_items = a.stride_w == 0 ? 1 : p.batch, x_items = a.stride_x == 0 ? 1 : p.batch;
-    // Boxes of 64 x 64 elements (rows of 128 bytes, swizzled): a consumer warp's 64 W rows by 64 of
-    // k (K-major) or 64 of k by its 64 W rows (big-major); X's rows (8 or 16) by 64 of k.
-    const CUtensorMap w_map = s.w->k_major
-                                  ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, 64, tc::Swizzle::b128)
-                                  : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, 64, 64, tc::Swizzle::b128);
+    // Boxes of 128-byte rows, swizzled: 64 W rows by bk of k (K-major), or bk of k by 128 bytes of
+    // W rows (big-major); X's rows (8 mt) by bk of k.
+    const CUtensorMap w_map =
+        s.w->k_major ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, int(bk), tc::Swizzle::b128)
+                     : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128);
     const CUtensorMap x_map =
-        tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, 64, tc::Swizzle::b128);
+        tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, int(bk), tc::Swizzle::b128);
     const KernelLaunch run(dim3(unsigned(cdiv(s.big, kBulkTile) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
-                           dim3(unsigned(skinny::kBulkThreads), 1, 1), std::size_t(bulk_smem_bytes(mt, s.w->k_major)),
+                           dim3(unsigned(bulk_threads(mt)), 1, 1), std::size_t(bulk_smem_bytes(mt)),
                            env.queue(), unsigned(c.splits));
     GEMMLAB_CUDA(run(bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major), w_map, x_map, a));
     return;
@@ -342,7 +358,7 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   if (bulk_first(p)) {
     // One CTA an SM, each a tile of 256 W rows; a stage is 64 of k.
     c.bulk = 1;
-    c.splits = splits_for(cdiv(s.big, kBulkTile) * p.batch, cdiv(p.k, kBulkK), 1, 1, state);
+    c.splits = splits_for(cdiv(s.big, kBulkTile) * p.batch, cdiv(p.k, bulk_k(p)), 1, 1, state);
     return c;
   }
   c.splits = splits_for(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps,

@@ -218,48 +218,50 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
   }
 }
 
+// The mma of half h of a k-step (the first or second m16n8k16 / m16n8k8 of each tile pair): the
+// words of `s` that half reads, and only those (the TMA-fed form reads a half at a time).
 template <class T, class E, int MT, int NT, bool kWK>
-__device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<E, MT, NT, kWK>& s) {
+__device__ __forceinline__ void mma_half(float (&acc)[NT][MT][4], const Step<E, MT, NT, kWK>& s, int h) {
   if constexpr (kWK) {
     // Lane t holds one 16-byte vector of k of its rows and of X's, and the mma's k slots are
     // filled from it in a permuted order, which a sum does not mind. 16-bit: k = 8t .. 8t+7, the
-    // first m16n8k16 takes 8t .. 8t+3 in the places of k = 2t, 2t+1, 2t+8, 2t+9, the second
+    // first m16n8k16 (h = 0) takes 8t .. 8t+3 in the places of k = 2t, 2t+1, 2t+8, 2t+9, the second
     // 8t+4 .. 8t+7. FP32: k = 4t .. 4t+3, the first m16n8k8 takes 4t, 4t+1 in slots t, t + 4, the
     // second 4t+2, 4t+3. Both read the same words in the same places.
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int half = 0; half < 2; ++half)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-          mma(acc[q][mt], s.w[q][0].v[2 * half], s.w[q][1].v[2 * half], s.w[q][0].v[2 * half + 1],
-              s.w[q][1].v[2 * half + 1], s.x[0][mt].v[2 * half], s.x[0][mt].v[2 * half + 1], T{});
+      for (int mt = 0; mt < MT; ++mt)
+        mma(acc[q][mt], s.w[q][0].v[2 * h], s.w[q][1].v[2 * h], s.w[q][0].v[2 * h + 1], s.w[q][1].v[2 * h + 1],
+            s.x[0][mt].v[2 * h], s.x[0][mt].v[2 * h + 1], T{});
   } else if constexpr (kPerWord<E> == 2) {
     // Word q of a loaded k row holds big rows 2q (low half) and 2q + 1 (high half) of the lane's
     // 2 NT: tile q's fragment row g is big row 2 NT g + 2q, row g + 8 is 2 NT g + 2q + 1.
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < NT; ++q) {
+      const std::uint32_t a0 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x5410);
+      const std::uint32_t a1 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x7632);
+      const std::uint32_t a2 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x5410);
+      const std::uint32_t a3 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x7632);
 #pragma unroll
-      for (int q = 0; q < NT; ++q) {
-        const std::uint32_t a0 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x5410);
-        const std::uint32_t a1 = __byte_perm(s.w[h][0].v[q], s.w[h][1].v[q], 0x7632);
-        const std::uint32_t a2 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x5410);
-        const std::uint32_t a3 = __byte_perm(s.w[h][2].v[q], s.w[h][3].v[q], 0x7632);
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt) mma(acc[q][mt], a0, a1, a2, a3, s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
-      }
+      for (int mt = 0; mt < MT; ++mt) mma(acc[q][mt], a0, a1, a2, a3, s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
+    }
   } else {
     // FP32: word 2q of a k row is big row 2 NT g + 2q (tile q's row g), word 2q + 1 the next
     // (row g + 8); k row 0 of the half is slot t, k row 1 slot t + 4.
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int q = 0; q < NT; ++q)
-#pragma unroll
-        for (int mt = 0; mt < MT; ++mt)
-          mma(acc[q][mt], s.w[h][0].v[2 * q], s.w[h][0].v[2 * q + 1], s.w[h][1].v[2 * q], s.w[h][1].v[2 * q + 1],
-              s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
+      for (int mt = 0; mt < MT; ++mt)
+        mma(acc[q][mt], s.w[h][0].v[2 * q], s.w[h][0].v[2 * q + 1], s.w[h][1].v[2 * q], s.w[h][1].v[2 * q + 1],
+            s.x[h][mt].v[0], s.x[h][mt].v[1], T{});
   }
+}
+
+template <class T, class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ void mma_step(float (&acc)[NT][MT][4], const Step<E, MT, NT, kWK>& s) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) mma_half<T>(acc, s, h);
 }
 
 // A warp's sums into its slice of a reduction buffer: value e of tile q, column group mt, lane l

@@ -39,7 +39,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
 bool skinny_shape(const Problem& p);
 // Whether dispatch tries it before the tile kernels, where it measured faster (docs/shapes.md):
 // a decode step (m <= 16 against a long operand of at least 1024 rows and k; past 256 MiB of
-// 16-bit W in the TMA-fed form, which also takes n <= 8 against as much), or
+// W in the TMA-fed form, which also takes n <= 8 against as much), or
 // one problem of at most 256 on the long side with k at least 32 times that. Elsewhere the tile
 // kernel won: with 17 to 64 short-side columns each warp's X fragments cost it as many bytes as its
 // W; a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart; a larger
@@ -47,7 +47,7 @@ bool skinny_shape(const Problem& p);
 bool skinny_first(const Problem& p);
 
 // Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps, and the TMA-fed
-// form for a 16-bit decode step past 256 MiB of W; batch_invariant problems are not taken (the
+// form for a decode step past 256 MiB of W; batch_invariant problems are not taken (the
 // kernel's choice depends on m).
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
 std::vector<SkinnyConfig> skinny_configs();
@@ -59,8 +59,7 @@ std::vector<SkinnyConfig> skinny_configs();
 bool skinny_simt_shape(const Problem& p);
 // Tried first for FP32 operands with at least a million elements of W an item: with at most 16
 // columns the tile kernels multiply mostly padding. Where the call allows TF32, only with at most
-// 4 columns, or a decode step (at most 16 rows) whose long operand is over the mma.sync form's
-// 256 MiB; elsewhere the tensor-core kernels measured faster (docs/shapes.md).
+// 4 columns; elsewhere the tensor-core kernels measured faster (docs/shapes.md).
 bool skinny_simt_first(const Problem& p);
 std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                               std::size_t workspace_bytes);

@@ -1,7 +1,7 @@
 // The skinny kernel fed by the TMA (skinny.hpp, SkinnyConfig::bulk): the same swap-AB mma.sync
 // products, fragments, split of k over a cluster and fixed order of sums as skinny.cuh, but W and
 // X reach the warps through a pipeline of shared-memory stages that one producer thread fills with
-// tensor copies (cp.async.bulk.tensor, one instruction per 64 x 64 box) instead of each lane
+// tensor copies (cp.async.bulk.tensor, one instruction per box of 128-byte rows) instead of each lane
 // loading its own 16-byte vectors into registers.
 //
 // Why: a GEMV-like problem streams W once and is bound by the bytes it keeps in flight to DRAM.
@@ -12,10 +12,13 @@
 // drain than the register path's first loads, so it serves long operands (bulk_first in
 // skinny.cu).
 //
-// Levels: a CTA (one an SM) owns kWarps x 64 rows of W, each consumer warp its own 64, and a range
-// of k-stages; a stage is 64 of k (two warp k-steps), one TMA box per consumer warp and one for X;
-// the CTAs of a cluster split k as in skinny.cuh and add their sums in rank order through
-// distributed shared memory. 16-bit operands with at most 16 short-side columns (a decode step).
+// Levels: a CTA (one an SM) owns 256 rows of W and a range of k-stages; a stage is 128 bytes of k
+// (two warp k-steps), 32 KB of W in TMA boxes and one box for X; each consumer warp multiplies 64 of the
+// rows (at most 16 short-side columns, four warps) or 32 (32 or 64 columns, eight warps); the CTAs
+// of a cluster split k as in skinny.cuh and add their sums in rank order through distributed
+// shared memory. 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
+// TF32 (m16n8k8, each operand rounded as the register path rounds it) with at most 16: a stage
+// holds 128 bytes of each row of W either way, 64 of k or 32.
 #pragma once
 
 #include "kernels/library/skinny.cuh"
@@ -24,29 +27,38 @@
 
 namespace gemmlab::detail::skinny {
 
-constexpr int kBulkThreads = 32 * (kWarps + 1);  // kWarps consumer warps and one producer warp
-
-// One stage in shared memory: each consumer warp's box of W (its 16 NT rows by 64 k, 128-byte
-// rows swizzled by the TMA: K-major, a row of W per box row; big-major, a k per box row), then X's
-// box (8 MT rows by 64 k). The swizzle (16-byte chunk c of box row r at chunk c ^ (r % 8)) spreads
-// the lanes' reads over the banks.
+// One stage in shared memory: 256 rows of W by 128 bytes of k (64 of k for 16-bit elements, 32 for
+// FP32), in TMA boxes of 128-byte rows swizzled by the TMA (K-major W: a row of W per box row, four
+// boxes of 64 rows; big-major W: a k per box row, each box 128 bytes of W rows, four boxes of 64
+// rows of 16-bit elements or eight of 32 FP32 ones), then X's box (8 MT rows by the same k). The
+// swizzle (16-byte chunk c of box row r at chunk c ^ (r % 8)) spreads the lanes' reads over the
+// banks. Each consumer warp multiplies 16 NT rows of W: 64 with at most 16 short-side columns (four
+// warps); 32 with 32 or 64 (a prefill chunk, a small batch), for eight warps, so that a lane holds
+// 32 or 64 sums and half a k-step of operands without spilling (four warps of 128 sums spilled).
 template <class E, int MT, bool kWK>
 struct BulkLayout {
-  static_assert(sizeof(E) == 2, "16-bit operands");
-  static constexpr int NT = tiles_for(MT);
-  static_assert(NT == 4, "a warp's W box is 64 rows of 128 bytes");
-  static constexpr int kTile = kWarps * 16 * NT;  // W rows of a CTA
-  static constexpr int kBK = 64;                  // k of a stage: two warp k-steps
-  static constexpr int kBoxBytes = 64 * 128;      // a warp's W box
-  static constexpr int kWBytes = kWarps * kBoxBytes;
+  static constexpr int kConsumers = MT >= 4 ? 8 : 4;  // consumer warps; one more produces
+  static constexpr int kThreads = 32 * (kConsumers + 1);
+  static constexpr int NT = 16 / kConsumers;          // a warp's n16 tiles of W rows: 4 or 2
+  static constexpr int kWarpRows = 16 * NT;
+  static constexpr int kTile = 256;                   // W rows of a CTA
+  static constexpr int kBK = 128 / int(sizeof(E));    // k of a stage: two warp k-steps
+  static constexpr int kBoxRows = kWK ? 64 : kBK;     // a W box's rows (K-major: W rows; big-major: k)
+  static constexpr int kBoxW = kWK ? 64 : kBK;        // the W rows a box holds
+  static constexpr int kBoxes = kTile / kBoxW;
+  static constexpr int kBoxBytes = kBoxRows * 128;
+  static constexpr int kWBytes = kBoxes * kBoxBytes;
   static constexpr int kXRows = 8 * MT;
   static constexpr int kXBytes = kXRows * 128;
   static constexpr int kStageBytes = kWBytes + kXBytes;  // a multiple of 1024, the swizzle's alignment
   static constexpr int kStages = (232448 - 1024 - 256) / kStageBytes < 8 ? (232448 - 1024 - 256) / kStageBytes : 8;
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + 2 * kStages * 8;  // 1024: alignment slack
   static constexpr int kRegs = NT * MT * 4;
+  // Operands a part: the whole k-step, or half of it (mma_half's) where the sums take most registers.
+  static constexpr int kParts = MT >= 4 ? 2 : 1;
+  static_assert(kWBytes == 32768 && kStageBytes % 1024 == 0, "a stage is 32 KB of W and X's box");
   static_assert(kStages >= 3, "a pipeline of at least three stages");
-  static_assert(kWarps * kRegs * 32 * 4 <= kStages * kStageBytes, "the sums reuse the stages' memory");
+  static_assert(kConsumers * kRegs * 32 * 4 <= kStages * kStageBytes, "the sums reuse the stages' memory");
 };
 
 // Byte `b` of row `r` of a 128-byte-swizzled box at `box` (the layout the TMA epilogue writes).
@@ -67,59 +79,85 @@ __device__ __forceinline__ void lds(std::uint32_t* words, std::uint32_t at) {
   }
 }
 
-// The operands of the warp's k-step `st` (0 or 1) of a stage, from its W box and the X box: the
-// fragments skinny.cuh's load_step loads from global memory. The TMA filled whatever lies past k,
-// past W's rows or past X's rows with zeros.
-template <class E, int MT, int NT, bool kWK>
-__device__ __forceinline__ void read_step(Step<E, MT, NT, kWK>& s, std::uint32_t w_box, std::uint32_t x_box, int st,
-                                          int g, int t) {
+// Where a lane's W words lie in a stage: K-major, rows off + 16 q + g (+ 8) of box `box`;
+// big-major, bytes `byte` of each k row of box `box` (its 2 NT rows of W).
+struct BulkLane {
+  std::uint32_t box;
+  int off, byte;
+};
+template <class E, class L, bool kWK>
+__device__ __forceinline__ BulkLane bulk_lane(int warp, int g) {
+  const int rows = warp * L::kWarpRows;  // the warp's first row in the tile
+  if constexpr (kWK) return {std::uint32_t(rows / L::kBoxW * L::kBoxBytes), rows % L::kBoxW, 0};
+  const int r = rows + 2 * (16 / L::kConsumers) * g;  // the lane's first row (2 NT of them)
+  return {std::uint32_t(r / L::kBoxW * L::kBoxBytes), 0, r % L::kBoxW * int(sizeof(E))};
+}
+
+// Part `part` (of L::kParts) of the operands of the warp's k-step `st` (0 or 1) of the stage at
+// `w_at` (W) and `x_at` (X's box): the words of the fragments skinny.cuh's load_step loads from
+// global memory, as mma_step (one part) or mma_half (two) multiplies them. A step moves 64 bytes of
+// each W row for both widths, so the byte offsets of the K-major reads are the same for both. The
+// TMA filled whatever lies past k, past W's rows or past X's rows with zeros.
+template <class L, class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ void read_part(Step<E, MT, NT, kWK>& s, std::uint32_t w_at, const BulkLane& l,
+                                          std::uint32_t x_at, int st, int part, int g, int t) {
   using S = Step<E, MT, NT, kWK>;
+  constexpr int kParts = L::kParts;
   if constexpr (kWK) {
-    const int b = 64 * st + 16 * t;  // lane t's 16 bytes of k
+    constexpr int kWords = 4 / kParts;
+    const int b = 64 * st + 16 * t + 4 * kWords * part;  // lane t's 16 bytes of k, the part's of them
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) lds<4>(s.w[q][h].v, swizzled(w_box, 16 * q + g + 8 * h, b));
+      for (int r = 0; r < 2; ++r) lds<kWords>(&s.w[q][r].v[kWords * part], swizzled(w_at + l.box, l.off + 16 * q + g + 8 * r, b));
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) lds<4>(s.x[0][mt].v, swizzled(x_box, mt * 8 + g, b));
+    for (int mt = 0; mt < MT; ++mt) lds<kWords>(&s.x[0][mt].v[kWords * part], swizzled(x_at, mt * 8 + g, b));
   } else {
+    // Half h's k rows, as load_step's: 16-bit, 2t + (16h + {0, 1, 8, 9}); FP32, t + (8h + {0, 4}).
+    constexpr int kHalfK = 8 * kPerWord<E>;
 #pragma unroll
-    for (int h = 0; h < 2; ++h)
+    for (int h = part * 2 / kParts; h < (part + 1) * 2 / kParts; ++h) {
 #pragma unroll
       for (int j = 0; j < S::kRows; ++j) {
-        const int kr = 32 * st + 16 * h + (j & 1) + 8 * (j >> 1) + 2 * t;
-        lds<S::kRowWords>(s.w[h][j].v, swizzled(w_box, kr, 2 * NT * g * 2));
+        const int kr = kStepK<E> * st + kHalfK * h + kPerWord<E> * t + (kPerWord<E> == 2 ? (j & 1) + 8 * (j >> 1) : 4 * j);
+        if constexpr (S::kRowWords == 8) {  // FP32: 8 rows of W, two 16-byte chunks, each swizzled
+          lds<4>(s.w[h][j].v, swizzled(w_at + l.box, kr, l.byte));
+          lds<4>(s.w[h][j].v + 4, swizzled(w_at + l.box, kr, l.byte + 16));
+        } else {
+          lds<S::kRowWords>(s.w[h][j].v, swizzled(w_at + l.box, kr, l.byte));
+        }
       }
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
+      // X's k slots t and t + 4 of the half's mma (pairs for 16-bit): 16 bytes apart for both widths.
+      const int b = int(sizeof(E)) * (kStepK<E> * st + kHalfK * h + kPerWord<E> * t);
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        const int b = 2 * (32 * st + 16 * h + 2 * t);
-        lds<1>(&s.x[h][mt].v[0], swizzled(x_box, mt * 8 + g, b));
-        lds<1>(&s.x[h][mt].v[1], swizzled(x_box, mt * 8 + g, b + 16));
+        lds<1>(&s.x[h][mt].v[0], swizzled(x_at, mt * 8 + g, b));
+        lds<1>(&s.x[h][mt].v[1], swizzled(x_at, mt * 8 + g, b + 16));
       }
+    }
   }
 }
 
-// W's tensor map: 3-D (inner, outer, batch item), boxes of 64 x 64 (K-major: 64 k of 64 rows;
-// big-major: 64 rows of 64 k); X's: (k, small, item), boxes of 64 k x 8 MT rows; both 128-byte
-// swizzled. Args::steps_each and steps_more count stages (64 of k) per CTA of the cluster.
+// W's tensor map: 3-D (inner, outer, batch item), boxes of 128-byte rows (K-major: kBK of k by 64
+// rows; big-major: 128 bytes of rows by kBK of k); X's: (k, small, item), boxes of kBK of k by
+// 8 MT rows; both 128-byte swizzled. Args::steps_each and steps_more count stages (kBK of k) per
+// CTA of the cluster.
 template <class T, class TD, int MT, bool kWK>
-__global__ void __launch_bounds__(kBulkThreads, 1)
+__global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK>::kThreads, 1)
     skinny_bulk_gemm(const __grid_constant__ CUtensorMap w_map, const __grid_constant__ CUtensorMap x_map, const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   namespace tc = gemmlab::tc::sm90;
   using E = Elem<T>;
   using L = BulkLayout<E, MT, kWK>;
-  constexpr int NT = L::NT, kRegs = L::kRegs, kTileBig = 16 * NT, kStages = L::kStages;
+  constexpr int NT = L::NT, kRegs = L::kRegs, kStages = L::kStages, kConsumers = L::kConsumers, kParts = L::kParts;
   extern __shared__ __align__(128) unsigned char smem_raw[];
   unsigned char* smem = tc::align1024(smem_raw);
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * L::kStageBytes);
   std::uint64_t* empty = full + kStages;
   const std::uint32_t base = dev::smem_addr(smem);
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) tc::mbar_init(&full[s], 1), tc::mbar_init(&empty[s], kWarps);
+    for (int s = 0; s < kStages; ++s) tc::mbar_init(&full[s], 1), tc::mbar_init(&empty[s], kConsumers);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
@@ -134,8 +172,8 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
   std::uint32_t n = 0;  // stages used so far, across batch items: slot n % kStages, use n / kStages
   for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
     float acc[NT][MT][4] = {};
-    if (warp == kWarps) {
-      // The producer: one thread, kWarps + 1 boxes a stage.
+    if (warp == kConsumers) {
+      // The producer: one thread, kBoxes + 1 boxes a stage.
       if (lane == 0) {
         const int wz = p.stride_w == 0 ? 0 : int(item), xz = p.stride_x == 0 ? 0 : int(item);
         for (std::int64_t i = 0; i < count; ++i, ++n) {
@@ -146,8 +184,8 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
           const std::uint32_t at = base + std::uint32_t(slot * L::kStageBytes);
           tc::mbar_expect_tx(bar, unsigned(L::kStageBytes));
 #pragma unroll
-          for (int w = 0; w < kWarps; ++w) {
-            const int rows = int(tile0) + w * kTileBig;
+          for (int w = 0; w < L::kBoxes; ++w) {
+            const int rows = int(tile0) + w * L::kBoxW;
             if (kWK)
               tc::tma_load_3d(at + std::uint32_t(w * L::kBoxBytes), &w_map, bar, k0, rows, wz);
             else
@@ -159,16 +197,22 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
         n += std::uint32_t(count);
       }
     } else {
+      const BulkLane l = bulk_lane<E, L, kWK>(warp, g);
       for (std::int64_t i = 0; i < count; ++i, ++n) {
         const int slot = int(n % kStages);
         tc::mbar_wait(dev::smem_addr(&full[slot]), (n / kStages) & 1);
         const std::uint32_t at = base + std::uint32_t(slot * L::kStageBytes);
+        // Two parts of a step at a time need the loop rolled: ptxas hoisted the second step's
+        // reads over the first's products and spilled.
+#pragma unroll(kParts == 1 ? 2 : 1)
+        for (int st = 0; st < 2; ++st)
 #pragma unroll
-        for (int st = 0; st < 2; ++st) {
-          Step<E, MT, NT, kWK> cur;
-          read_step(cur, at + std::uint32_t(warp * L::kBoxBytes), at + std::uint32_t(L::kWBytes), st, g, t);
-          mma_step<T>(acc, cur);
-        }
+          for (int part = 0; part < kParts; ++part) {
+            Step<E, MT, NT, kWK> cur;
+            read_part<L>(cur, at, l, at + std::uint32_t(L::kWBytes), st, part, g, t);
+            if constexpr (kParts == 1) mma_step<T>(acc, cur);
+            else mma_half<T>(acc, cur, part);
+          }
         __syncwarp();
         if (lane == 0) tc::mbar_arrive(&empty[slot]);
       }
@@ -176,16 +220,16 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
     // Every stage is consumed, so every copy has landed: the sums reuse the stages' memory.
     __syncthreads();
     float* red = reinterpret_cast<float*>(smem);
-    constexpr int kValues = kRegs * 32, kAll = kWarps * kValues;
-    if (warp < kWarps) stash_sums(red + warp * kValues, acc, lane);
+    constexpr int kValues = kRegs * 32, kAll = kConsumers * kValues;
+    if (warp < kConsumers) stash_sums(red + warp * kValues, acc, lane);
     cluster.sync();
     const int per = (kAll + p.splits - 1) / p.splits;
     const int v_end = min(kAll, (rank + 1) * per);
-    for (int v = rank * per + int(threadIdx.x); v < v_end; v += kBulkThreads) {
+    for (int v = rank * per + int(threadIdx.x); v < v_end; v += L::kThreads) {
       float sum = 0.0f;
       for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
-      // Value v is warp v / kValues's, whose rows start kTileBig rows apart.
-      store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + (v / kValues) * kTileBig, v % kValues, sum);
+      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart.
+      store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + (v / kValues) * L::kWarpRows, v % kValues, sum);
     }
     cluster.sync();  // the other CTAs have read this one's sums, and the stages are free again
   }
@@ -196,13 +240,16 @@ __global__ void __launch_bounds__(kBulkThreads, 1)
 
 using BulkKernel = void (*)(CUtensorMap, CUtensorMap, Args);
 
-template <class T, class TD>
+// The instantiation for mt groups of 8 short-side columns (1 to kMaxMt of 1, 2, 4, 8) and W's layout.
+template <class T, class TD, int kMaxMt = 8>
 BulkKernel bulk_kernel_for(int mt, bool w_kmajor) {
-  switch (mt) {
-    case 1: return w_kmajor ? skinny_bulk_gemm<T, TD, 1, true> : skinny_bulk_gemm<T, TD, 1, false>;
-    case 2: return w_kmajor ? skinny_bulk_gemm<T, TD, 2, true> : skinny_bulk_gemm<T, TD, 2, false>;
-    default: return nullptr;
+  if (mt == 1) return w_kmajor ? skinny_bulk_gemm<T, TD, 1, true> : skinny_bulk_gemm<T, TD, 1, false>;
+  if (mt == 2) return w_kmajor ? skinny_bulk_gemm<T, TD, 2, true> : skinny_bulk_gemm<T, TD, 2, false>;
+  if constexpr (kMaxMt >= 8) {
+    if (mt == 4) return w_kmajor ? skinny_bulk_gemm<T, TD, 4, true> : skinny_bulk_gemm<T, TD, 4, false>;
+    if (mt == 8) return w_kmajor ? skinny_bulk_gemm<T, TD, 8, true> : skinny_bulk_gemm<T, TD, 8, false>;
   }
+  return nullptr;
 }
 
 }  // namespace gemmlab::detail::skinny

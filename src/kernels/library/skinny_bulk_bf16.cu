@@ -1,5 +1,5 @@
 // The TMA-fed skinny kernel's instantiations for bf16 operands (skinny_bulk.cuh): D in bf16 or f32,
-// 1 or 2 groups of 8 short-side columns, W K-major or big-major.
+// 1, 2, 4 or 8 groups of 8 short-side columns, W K-major or big-major.
 #include "kernels/library/skinny_bulk.cuh"
 
 namespace gemmlab::detail::skinny {
