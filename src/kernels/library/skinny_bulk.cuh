@@ -13,10 +13,10 @@
 // skinny.cu).
 //
 // Levels: a CTA (one an SM) owns 256 rows of W and a range of k-stages; a stage is 128 bytes of k
-// (two warp k-steps), 32 KB of W in TMA boxes and one box for X; each consumer warp multiplies 64 of the
-// rows (at most 16 short-side columns, four warps) or 32 (32 or 64 columns, eight warps); the CTAs
-// of a cluster split k as in skinny.cuh and add their sums in rank order through distributed
-// shared memory. 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
+// (two warp k-steps), 32 KB of W in TMA boxes and one box for X; each consumer warp multiplies 64
+// of the rows (at most 16 short-side columns, four warps) or 32 (32 or 64 columns, eight warps);
+// the CTAs of a cluster split k as in skinny.cuh and add their sums in rank order through
+// distributed shared memory. 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
 // TF32 (m16n8k8, each operand rounded as the register path rounds it) with at most 16: a stage
 // holds 128 bytes of each row of W either way, 64 of k or 32.
 #pragma once
@@ -44,7 +44,7 @@ struct BulkLayout {
   static constexpr int kTile = 256;                   // W rows of a CTA
   static constexpr int kBK = 128 / int(sizeof(E));    // k of a stage: two warp k-steps
   static constexpr int kBoxRows = kWK ? 64 : kBK;     // a W box's rows (K-major: W rows; big-major: k)
-  static constexpr int kBoxW = kWK ? 64 : kBK;        // the W rows a box holds
+  static constexpr int kBoxW = kWK ? 64 : 128 / int(sizeof(E));  // the W rows a box holds
   static constexpr int kBoxes = kTile / kBoxW;
   static constexpr int kBoxBytes = kBoxRows * 128;
   static constexpr int kWBytes = kBoxes * kBoxBytes;
