@@ -30,6 +30,8 @@ Kernel kernel_tf32(int mt, bool w_kmajor);
 BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor);
+BulkKernel bulk_wgmma_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
+BulkKernel bulk_wgmma_kernel_f16(bool f32_out, int mt, bool w_kmajor);
 }  // namespace skinny
 namespace skinny_simt {
 Kernel kernel_f32(int s, bool w_kmajor);
@@ -79,12 +81,14 @@ std::int64_t step_k(const Problem& p) { return 4 * vec(p); }
 std::int64_t tile_big(int mt) { return 16 * skinny::tiles_for(mt); }
 
 // The TMA-fed form (skinny_bulk.cuh): 16-bit operands with as many short-side columns as the
-// register path (mt of 1, 2, 4 or 8), FP32 ones as TF32 with at most 16 (mt of 1 or 2); tiles of
-// 256 W rows, stages of 128 bytes of k (64 of k for 16-bit, 32 for FP32), one CTA an SM. Its
-// shared memory and threads depend on mt only.
-constexpr std::int64_t kBulkTile = skinny::BulkLayout<skinny::u16, 1, true>::kTile, kMaxSmallBulkTf32 = 16;
+// register path (mt of 1, 2, 4 or 8; 4 and 8 by wgmma, in an sm_90a build only), FP32 ones as TF32
+// with at most 16 (mt of 1 or 2); tiles of 256 W rows, stages of 128 bytes of k (64 of k for
+// 16-bit, 32 for FP32), one CTA an SM. Its shared memory and threads depend on mt only.
+constexpr std::int64_t kMaxSmallBulkTf32 = 16;
 std::int64_t bulk_k(const Problem& p) { return 128 / elem_bytes(p); }
-template <int MT> using BulkLayoutOf = skinny::BulkLayout<skinny::u16, MT, true>;
+template <int MT> using BulkLayoutOf = skinny::BulkLayout<skinny::u16, MT, true, (MT >= 4)>;
+// W rows of a CTA: 256, or 128 for the wgmma form (twice the CTAs over the same W).
+std::int64_t bulk_tile(int mt) { return mt >= 4 ? BulkLayoutOf<8>::kTile : BulkLayoutOf<1>::kTile; }
 int bulk_smem_bytes(int mt) {
   return mt == 1 ? BulkLayoutOf<1>::kSmemBytes : mt == 2 ? BulkLayoutOf<2>::kSmemBytes
        : mt == 4 ? BulkLayoutOf<4>::kSmemBytes : BulkLayoutOf<8>::kSmemBytes;
@@ -95,6 +99,14 @@ int bulk_threads(int mt) {
 }
 skinny::BulkKernel bulk_kernel_of(DataType ab, bool f32_out, int mt, bool w_kmajor) {
   if (ab == DataType::f32) return skinny::bulk_kernel_tf32(mt, w_kmajor);
+  if (mt >= 4) {
+#ifdef GEMMLAB_HAVE_SM90A
+    return ab == DataType::bf16 ? skinny::bulk_wgmma_kernel_bf16(f32_out, mt, w_kmajor)
+                                : skinny::bulk_wgmma_kernel_f16(f32_out, mt, w_kmajor);
+#else
+    return nullptr;
+#endif
+  }
   return ab == DataType::bf16 ? skinny::bulk_kernel_bf16(f32_out, mt, w_kmajor) : skinny::bulk_kernel_f16(f32_out, mt, w_kmajor);
 }
 
@@ -128,6 +140,9 @@ std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
   if (p.ab == DataType::f32 && s.small > kMaxSmallBulkTf32)
     return fmt::format("the TMA-fed form takes at most {} short-side columns of FP32 operands, not {}", kMaxSmallBulkTf32,
                        s.small);
+  if (!bulk_kernel_of(p.ab, p.cd == DataType::f32, mt_for(s.small), s.w->k_major))
+    return fmt::format("the TMA-fed form for {} short-side columns multiplies by wgmma, which this build (no sm_90a) lacks",
+                       s.small);
   const std::int64_t w_items = s.w->stride == 0 ? 1 : p.batch, x_items = s.x->stride == 0 ? 1 : p.batch;
   const std::size_t es = std::size_t(elem_bytes(p));
   if (!tc::tma_layout_ok(s.w->ptr, es, s.w->k_major ? s.big : p.k, s.w->ld, w_items, s.w->stride))
@@ -154,13 +169,20 @@ double w_bytes_of(const Problem& p, const Sides& s) {
 bool decode_step(const Problem& p, const Sides& s) {
   return s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024;
 }
+// 17 to 32 short-side columns (a prefill chunk, a small batch) against at least 4 MiB of W, k of
+// 1024 or more: the wgmma form (tiles of 128 W rows) streams W faster than the tile kernel's
+// split-K, whose 128-row tiles are at least three quarters padding there (docs/shapes.md, "wgmma
+// for 17 to 64 columns"). With 33 to 64 columns the two measured about even, and the tile kernel
+// stays.
+constexpr double kMidColumnsMinBytes = double(1 << 22);
 bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
   const bool short_side = decode_step(p, s) || (!s.swapped && s.small <= 8 && s.big >= 1024 && p.k >= 1024);
+  const bool mid_columns = s.small > 16 && s.small <= 32 && p.k >= 1024 && w_bytes_of(p, s) >= kMidColumnsMinBytes;
   // What both forms need (shared_reject) dispatch checks when it takes the choice; a problem that
   // fails it goes to the next family whichever form was chosen.
-  return short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes && !bulk_reject(p, s);
+  return ((short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes) || mid_columns) && !bulk_reject(p, s);
 }
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
@@ -317,7 +339,7 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
     return std::string("multiplies f32 operands as TF32, and the call asks for FP32 products (Compute::f32)");
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
   if (c.bulk != 0 && c.bulk != 1) return fmt::format("bulk must be 0 or 1, not {}", c.bulk);
-  const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? kBulkTile : tile_big(mt_for(sides_of(p).small));
+  const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? bulk_tile(mt_for(sides_of(p).small)) : tile_big(mt_for(sides_of(p).small));
   if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8)) return why;
   if (c.bulk) return bulk_reject(p, sides_of(p));
   return std::nullopt;
@@ -340,7 +362,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
                      : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128);
     const CUtensorMap x_map =
         tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, int(bk), tc::Swizzle::b128);
-    const KernelLaunch run(dim3(unsigned(cdiv(s.big, kBulkTile) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
+    const KernelLaunch run(dim3(unsigned(cdiv(s.big, bulk_tile(mt)) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
                            dim3(unsigned(bulk_threads(mt)), 1, 1), std::size_t(bulk_smem_bytes(mt)),
                            env.queue(), unsigned(c.splits));
     GEMMLAB_CUDA(run(bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major), w_map, x_map, a));
@@ -356,9 +378,9 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
   if (bulk_first(p)) {
-    // One CTA an SM, each a tile of 256 W rows; a stage is 64 of k.
+    // One CTA an SM, each a tile of 256 W rows (128 by wgmma); a stage is 128 bytes of k.
     c.bulk = 1;
-    c.splits = splits_for(cdiv(s.big, kBulkTile) * p.batch, cdiv(p.k, bulk_k(p)), 1, 1, state);
+    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 1, state);
     return c;
   }
   c.splits = splits_for(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps,

@@ -24,6 +24,7 @@
 #include "kernels/library/skinny.cuh"
 #include "kernels/tensor/sm90_ptx.cuh"
 #include "kernels/tensor/sm90_store_ring.cuh"  // swizzle128
+#include "kernels/tensor/wgmma_ops.cuh"
 
 namespace gemmlab::detail::skinny {
 
@@ -35,13 +36,17 @@ namespace gemmlab::detail::skinny {
 // banks. Each consumer warp multiplies 16 NT rows of W: 64 with at most 16 short-side columns (four
 // warps); 32 with 32 or 64 (a prefill chunk, a small batch), for eight warps, so that a lane holds
 // 32 or 64 sums and half a k-step of operands without spilling (four warps of 128 sums spilled).
-template <class E, int MT, bool kWK>
+// The wgmma form (kWg, the library's only one for 32 or 64 columns) halves the tile to 128 rows, a
+// box of 64 for each of its two consumer warpgroups: twice the CTAs over the same W, which is what
+// an SM's rate of about 30 GB/s there needs to fill the GPU (docs/shapes.md).
+template <class E, int MT, bool kWK, bool kWg = false>
 struct BulkLayout {
   static constexpr int kConsumers = MT >= 4 ? 8 : 4;  // consumer warps; one more produces
   static constexpr int kThreads = 32 * (kConsumers + 1);
-  static constexpr int NT = 16 / kConsumers;          // a warp's n16 tiles of W rows: 4 or 2
+  // A warp's n16 tiles of W rows: 4 or 2 (mma.sync); wgmma, one (16 rows of its warpgroup's 64).
+  static constexpr int NT = kWg ? 1 : 16 / kConsumers;
   static constexpr int kWarpRows = 16 * NT;
-  static constexpr int kTile = 256;                   // W rows of a CTA
+  static constexpr int kTile = kWg ? 128 : 256;       // W rows of a CTA
   static constexpr int kBK = 128 / int(sizeof(E));    // k of a stage: two warp k-steps
   static constexpr int kBoxRows = kWK ? 64 : kBK;     // a W box's rows (K-major: W rows; big-major: k)
   static constexpr int kBoxW = kWK ? 64 : 128 / int(sizeof(E));  // the W rows a box holds
@@ -56,7 +61,7 @@ struct BulkLayout {
   static constexpr int kRegs = NT * MT * 4;
   // Operands a part: the whole k-step, or half of it (mma_half's) where the sums take most registers.
   static constexpr int kParts = MT >= 4 ? 2 : 1;
-  static_assert(kWBytes == 32768 && kStageBytes % 1024 == 0, "a stage is 32 KB of W and X's box");
+  static_assert(kWBytes == 128 * kTile && kStageBytes % 1024 == 0, "a stage is 128 bytes of each W row and X's box");
   static_assert(kStages >= 3, "a pipeline of at least three stages");
   static_assert(kConsumers * kRegs * 32 * 4 <= kStages * kStageBytes, "the sums reuse the stages' memory");
 };
@@ -138,19 +143,55 @@ __device__ __forceinline__ void read_part(Step<E, MT, NT, kWK>& s, std::uint32_t
   }
 }
 
+// The wgmma form of a stage's products (kWg, 16-bit operands, 32 or 64 short-side columns; sm_90a):
+// each of the two consumer warpgroups multiplies its 128 rows of W, two of the stage's boxes of 64
+// rows, as wgmma's A (K-major boxes as they are, big-major ones transposed by the instruction, as
+// the tile kernel reads an M-major A), by X's box as B (K-major, its 8 MT rows wgmma's N), four
+// k16 steps a stage. The mma.sync form's fragments come from shared memory through the warps'
+// registers, and its products limited an SM to about 28 GB/s of W at 64 columns
+// (docs/shapes.md); wgmma reads both operands from shared memory. Its accumulators have the
+// K-major mma.sync fragments' layout (row g + 8 (e / 2), column 2 t + e % 2 of each 16 x 8
+// piece), so the sums are stashed and stored as those, each warp's two tiles 64 rows apart.
+template <class T, int MT, bool kWK, int NT>
+__device__ __forceinline__ void wgmma_stage(float (&acc)[NT][MT][4], std::uint32_t w_at, std::uint32_t x_at, int wg) {
+  namespace tc = gemmlab::tc::sm90;
+  using L = BulkLayout<Elem<T>, MT, kWK, true>;
+  constexpr int kTransA = kWK ? 0 : 1;
+  // K-major boxes: a k16 step is 32 bytes along each 128-byte row; big-major: 16 rows of k.
+  constexpr unsigned kAStep = kWK ? 32 : 16 * 128;
+  const std::uint64_t dx = tc::smem_desc_at(x_at, 16, 1024);
+#pragma unroll
+  for (int kk = 0; kk < L::kBK / 16; ++kk)
+#pragma unroll
+    for (int b = 0; b < NT; ++b) {
+      const std::uint64_t da = tc::smem_desc_at(w_at + std::uint32_t((NT * wg + b) * L::kBoxBytes) + kk * kAStep,
+                                                kWK ? 16 : unsigned(L::kBoxBytes), 1024);
+      float(&d)[4 * MT] = reinterpret_cast<float(&)[4 * MT]>(acc[b]);
+      const std::uint64_t db = tc::desc_advance(dx, 32 * kk);
+      if constexpr (MT == 8) {
+        if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n64k16_bf16<kTransA, 0>(d, da, db, 1);
+        else tc::wgmma_m64n64k16_f16<kTransA, 0>(d, da, db, 1);
+      } else {
+        if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n32k16_bf16<kTransA, 0>(d, da, db, 1);
+        else tc::wgmma_m64n32k16_f16<kTransA, 0>(d, da, db, 1);
+      }
+    }
+}
+
 // W's tensor map: 3-D (inner, outer, batch item), boxes of 128-byte rows (K-major: kBK of k by 64
 // rows; big-major: 128 bytes of rows by kBK of k); X's: (k, small, item), boxes of kBK of k by
 // 8 MT rows; both 128-byte swizzled. Args::steps_each and steps_more count stages (kBK of k) per
-// CTA of the cluster.
-template <class T, class TD, int MT, bool kWK>
-__global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK>::kThreads, 1)
+// CTA of the cluster. kWg: the stage's products by wgmma (wgmma_stage), else by mma.sync.
+template <class T, class TD, int MT, bool kWK, bool kWg = false>
+__global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1)
     skinny_bulk_gemm(const __grid_constant__ CUtensorMap w_map, const __grid_constant__ CUtensorMap x_map, const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   namespace tc = gemmlab::tc::sm90;
   using E = Elem<T>;
-  using L = BulkLayout<E, MT, kWK>;
+  using L = BulkLayout<E, MT, kWK, kWg>;
   constexpr int NT = L::NT, kRegs = L::kRegs, kStages = L::kStages, kConsumers = L::kConsumers, kParts = L::kParts;
+  static_assert(!kWg || (sizeof(E) == 2 && MT >= 4), "wgmma: 16-bit operands, 32 or 64 columns");
   extern __shared__ __align__(128) unsigned char smem_raw[];
   unsigned char* smem = tc::align1024(smem_raw);
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * L::kStageBytes);
@@ -196,6 +237,22 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK>::kThreads, 1)
       } else {
         n += std::uint32_t(count);
       }
+    } else if constexpr (kWg) {
+      // Stage i's products are issued, then those of stage i - 1 waited for and its slot released.
+      int prev = -1;
+      for (std::int64_t i = 0; i < count; ++i, ++n) {
+        const int slot = int(n % kStages);
+        tc::mbar_wait(dev::smem_addr(&full[slot]), (n / kStages) & 1);
+        const std::uint32_t at = base + std::uint32_t(slot * L::kStageBytes);
+        tc::wgmma_fence();
+        wgmma_stage<T, MT, kWK, NT>(acc, at, at + std::uint32_t(L::kWBytes), warp / 4);
+        tc::wgmma_commit();
+        tc::wgmma_wait<1>();
+        if (prev >= 0 && lane == 0) tc::mbar_arrive(&empty[prev]);
+        prev = slot;
+      }
+      tc::wgmma_wait<0>();
+      if (prev >= 0 && lane == 0) tc::mbar_arrive(&empty[prev]);
     } else {
       const BulkLane l = bulk_lane<E, L, kWK>(warp, g);
       for (std::int64_t i = 0; i < count; ++i, ++n) {
@@ -228,8 +285,11 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK>::kThreads, 1)
     for (int v = rank * per + int(threadIdx.x); v < v_end; v += L::kThreads) {
       float sum = 0.0f;
       for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
-      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart.
-      store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + (v / kValues) * L::kWarpRows, v % kValues, sum);
+      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart (wgmma: warp w of
+      // warpgroup h, 16 w rows into the warpgroup's 128).
+      const int w = v / kValues;
+      if constexpr (kWg) store_sum<TD, MT, NT, true, 64>(p, sc, item, tile0 + 64 * NT * (w / 4) + 16 * (w % 4), v % kValues, sum);
+      else store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + w * L::kWarpRows, v % kValues, sum);
     }
     cluster.sync();  // the other CTAs have read this one's sums, and the stages are free again
   }
@@ -239,6 +299,14 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK>::kThreads, 1)
 }
 
 using BulkKernel = void (*)(CUtensorMap, CUtensorMap, Args);
+
+// The wgmma instantiation (sm_90a) for 16-bit operands and mt of 4 or 8.
+template <class T, class TD>
+BulkKernel bulk_wgmma_kernel_for(int mt, bool w_kmajor) {
+  if (mt == 4) return w_kmajor ? skinny_bulk_gemm<T, TD, 4, true, true> : skinny_bulk_gemm<T, TD, 4, false, true>;
+  if (mt == 8) return w_kmajor ? skinny_bulk_gemm<T, TD, 8, true, true> : skinny_bulk_gemm<T, TD, 8, false, true>;
+  return nullptr;
+}
 
 // The instantiation for mt groups of 8 short-side columns (1 to kMaxMt of 1, 2, 4, 8) and W's layout.
 template <class T, class TD, int kMaxMt = 8>

@@ -204,10 +204,12 @@ __device__ __forceinline__ void setmaxnreg_dec() {
 //   K-major (A): rows of 64 elements (128 B), 8-row atoms of 1024 B: SBO = 1024, LBO unused.
 //   MN-major (B): each k row holds 64 n-elements (128 B); 8 k-rows form a 1024-B atom (SBO = 1024 B,
 //   the step to the next 8 k); the next 64 n-columns are another TMA box, LBO bytes further.
-__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
-  const std::uint64_t addr = dev::smem_addr(p);
+__device__ __forceinline__ std::uint64_t smem_desc_at(std::uint32_t addr, unsigned lbo_bytes, unsigned sbo_bytes) {
   return ((addr & 0x3FFFF) >> 4) | (std::uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
          (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (std::uint64_t(1) << 62);
+}
+__device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+  return smem_desc_at(dev::smem_addr(p), lbo_bytes, sbo_bytes);
 }
 
 // The descriptor of the byte `bytes` after the one `desc` describes. The start address field holds
