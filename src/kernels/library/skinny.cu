@@ -170,7 +170,7 @@ bool decode_step(const Problem& p, const Sides& s) {
   return s.swapped && s.small <= 16 && s.big >= 1024 && p.k >= 1024;
 }
 // 17 to 32 short-side columns (a prefill chunk, a small batch) against at least 4 MiB of W, k of
-// 1024 or more: the wgmma form (tiles of 128 W rows) streams W faster than the tile kernel's
+// 2048 or more (at 24 x 3072 x 1024 the tile kernel was faster): the wgmma form (tiles of 128 W rows) streams W faster than the tile kernel's
 // split-K, whose 128-row tiles are at least three quarters padding there (docs/shapes.md, "wgmma
 // for 17 to 64 columns"). With 33 to 64 columns the two measured about even, and the tile kernel
 // stays.
@@ -179,7 +179,7 @@ bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
   const bool short_side = decode_step(p, s) || (!s.swapped && s.small <= 8 && s.big >= 1024 && p.k >= 1024);
-  const bool mid_columns = s.small > 16 && s.small <= 32 && p.k >= 1024 && w_bytes_of(p, s) >= kMidColumnsMinBytes;
+  const bool mid_columns = s.small > 16 && s.small <= 32 && p.k >= 2048 && w_bytes_of(p, s) >= kMidColumnsMinBytes;
   // What both forms need (shared_reject) dispatch checks when it takes the choice; a problem that
   // fails it goes to the next family whichever form was chosen.
   return ((short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes) || mid_columns) && !bulk_reject(p, s);
