@@ -279,13 +279,13 @@ __device__ __forceinline__ void stash_sums(float* at, const float (&acc)[NT][MT]
 // Value v of a warp's stashed sums (as stash_sums lays them out), added over the cluster: where it
 // lands in D for a warp whose W rows start at r0, then the epilogue and the store. Rows past W's
 // or X's end are not written. kWK: the K-major fragments' rows (those of a wgmma's accumulators
-// too), tile q of them kQStride rows after tile q - 1; else the big-major ones'.
-template <class TD, int MT, int NT, bool kWK, int kQStride = 16>
+// too), else the big-major ones'.
+template <class TD, int MT, int NT, bool kWK>
 __device__ __forceinline__ void store_sum(const Args& p, const epi::Scalars& sc, std::int64_t item, std::int64_t r0,
                                           int v, float sum) {
   const int reg = v / 32, vl = v % 32, vg = vl / 4, vt = vl % 4;
   const int e = reg % 4, mt = (reg / 4) % MT, q = reg / (4 * MT);
-  const std::int64_t r = kWK ? r0 + kQStride * q + vg + 8 * (e >> 1) : r0 + 2 * NT * vg + 2 * q + (e >> 1);
+  const std::int64_t r = kWK ? r0 + 16 * q + vg + 8 * (e >> 1) : r0 + 2 * NT * vg + 2 * q + (e >> 1);
   const std::int64_t i = mt * 8 + 2 * vt + (e & 1);
   if (r >= p.big || i >= p.small) return;
   TD* D = static_cast<TD*>(p.d) + item * p.stride_d;

@@ -13,9 +13,10 @@
 // skinny.cu).
 //
 // Levels: a CTA (one an SM) owns 256 rows of W and a range of k-stages; a stage is 128 bytes of k
-// (two warp k-steps), 32 KB of W in TMA boxes and one box for X; each consumer warp multiplies 64
-// of the rows (at most 16 short-side columns, four warps) or 32 (32 or 64 columns, eight warps);
-// the CTAs of a cluster split k as in skinny.cuh and add their sums in rank order through
+// (two warp k-steps), 32 KB of W in TMA boxes and one box for X; each of four consumer warps
+// multiplies 64 of the rows by mma.sync (at most 16 short-side columns). With 17 to 64 columns a
+// CTA owns 128 rows and each of two consumer warpgroups multiplies 64 by wgmma (wgmma_stage); the
+// CTAs of a cluster split k as in skinny.cuh and add their sums in rank order through
 // distributed shared memory. 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
 // TF32 (m16n8k8, each operand rounded as the register path rounds it) with at most 16: a stage
 // holds 128 bytes of each row of W either way, 64 of k or 32.
@@ -28,23 +29,22 @@
 
 namespace gemmlab::detail::skinny {
 
-// One stage in shared memory: 256 rows of W by 128 bytes of k (64 of k for 16-bit elements, 32 for
+// One stage in shared memory: 256 rows of W (128 for wgmma) by 128 bytes of k (64 of k for 16-bit elements, 32 for
 // FP32), in TMA boxes of 128-byte rows swizzled by the TMA (K-major W: a row of W per box row, four
 // boxes of 64 rows; big-major W: a k per box row, each box 128 bytes of W rows, four boxes of 64
 // rows of 16-bit elements or eight of 32 FP32 ones), then X's box (8 MT rows by the same k). The
 // swizzle (16-byte chunk c of box row r at chunk c ^ (r % 8)) spreads the lanes' reads over the
-// banks. Each consumer warp multiplies 16 NT rows of W: 64 with at most 16 short-side columns (four
-// warps); 32 with 32 or 64 (a prefill chunk, a small batch), for eight warps, so that a lane holds
-// 32 or 64 sums and half a k-step of operands without spilling (four warps of 128 sums spilled).
-// The wgmma form (kWg, the library's only one for 32 or 64 columns) halves the tile to 128 rows, a
-// box of 64 for each of its two consumer warpgroups: twice the CTAs over the same W, which is what
-// an SM's rate of about 30 GB/s there needs to fill the GPU (docs/shapes.md).
+// banks. Each mma.sync consumer warp multiplies 16 NT = 64 rows of W (at most 16 short-side
+// columns). The wgmma form (kWg: 32 or 64 columns, a prefill chunk or a small batch) has a tile of
+// 128 rows, a box of 64 for each of its two consumer warpgroups, a warp's share 16 of them: half
+// the tile of the mma.sync form, so twice the CTAs over the same W, which is what an SM's rate of
+// about 30 GB/s there needs to fill the GPU (docs/shapes.md).
 template <class E, int MT, bool kWK, bool kWg = false>
 struct BulkLayout {
-  static constexpr int kConsumers = MT >= 4 ? 8 : 4;  // consumer warps; one more produces
+  static_assert(kWg == (MT >= 4), "mma.sync for 8 or 16 short-side columns, wgmma for 32 or 64");
+  static constexpr int kConsumers = kWg ? 8 : 4;  // consumer warps; one more produces
   static constexpr int kThreads = 32 * (kConsumers + 1);
-  // A warp's n16 tiles of W rows: 4 or 2 (mma.sync); wgmma, one (16 rows of its warpgroup's 64).
-  static constexpr int NT = kWg ? 1 : 16 / kConsumers;
+  static constexpr int NT = kWg ? 1 : 4;          // a warp's n16 tiles of W rows
   static constexpr int kWarpRows = 16 * NT;
   static constexpr int kTile = kWg ? 128 : 256;       // W rows of a CTA
   static constexpr int kBK = 128 / int(sizeof(E));    // k of a stage: two warp k-steps
@@ -59,8 +59,6 @@ struct BulkLayout {
   static constexpr int kStages = (232448 - 1024 - 256) / kStageBytes < 8 ? (232448 - 1024 - 256) / kStageBytes : 8;
   static constexpr int kSmemBytes = 1024 + kStages * kStageBytes + 2 * kStages * 8;  // 1024: alignment slack
   static constexpr int kRegs = NT * MT * 4;
-  // Operands a part: the whole k-step, or half of it (mma_half's) where the sums take most registers.
-  static constexpr int kParts = MT >= 4 ? 2 : 1;
   static_assert(kWBytes == 128 * kTile && kStageBytes % 1024 == 0, "a stage is 128 bytes of each W row and X's box");
   static_assert(kStages >= 3, "a pipeline of at least three stages");
   static_assert(kConsumers * kRegs * 32 * 4 <= kStages * kStageBytes, "the sums reuse the stages' memory");
@@ -98,30 +96,28 @@ __device__ __forceinline__ BulkLane bulk_lane(int warp, int g) {
   return {std::uint32_t(r / L::kBoxW * L::kBoxBytes), 0, r % L::kBoxW * int(sizeof(E))};
 }
 
-// Part `part` (of L::kParts) of the operands of the warp's k-step `st` (0 or 1) of the stage at
-// `w_at` (W) and `x_at` (X's box): the words of the fragments skinny.cuh's load_step loads from
-// global memory, as mma_step (one part) or mma_half (two) multiplies them. A step moves 64 bytes of
-// each W row for both widths, so the byte offsets of the K-major reads are the same for both. The
-// TMA filled whatever lies past k, past W's rows or past X's rows with zeros.
-template <class L, class E, int MT, int NT, bool kWK>
-__device__ __forceinline__ void read_part(Step<E, MT, NT, kWK>& s, std::uint32_t w_at, const BulkLane& l,
-                                          std::uint32_t x_at, int st, int part, int g, int t) {
+// The operands of the warp's k-step `st` (0 or 1) of the stage at `w_at` (W) and `x_at` (X's box):
+// the words of the fragments skinny.cuh's load_step loads from global memory, as mma_step
+// multiplies them. A step moves 64 bytes of each W row for both widths, so the byte offsets of the
+// K-major reads are the same for both. The TMA filled whatever lies past k, past W's rows or past
+// X's rows with zeros.
+template <class E, int MT, int NT, bool kWK>
+__device__ __forceinline__ void read_step(Step<E, MT, NT, kWK>& s, std::uint32_t w_at, const BulkLane& l,
+                                          std::uint32_t x_at, int st, int g, int t) {
   using S = Step<E, MT, NT, kWK>;
-  constexpr int kParts = L::kParts;
   if constexpr (kWK) {
-    constexpr int kWords = 4 / kParts;
-    const int b = 64 * st + 16 * t + 4 * kWords * part;  // lane t's 16 bytes of k, the part's of them
+    const int b = 64 * st + 16 * t;  // lane t's 16 bytes of k
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int r = 0; r < 2; ++r) lds<kWords>(&s.w[q][r].v[kWords * part], swizzled(w_at + l.box, l.off + 16 * q + g + 8 * r, b));
+      for (int r = 0; r < 2; ++r) lds<4>(s.w[q][r].v, swizzled(w_at + l.box, l.off + 16 * q + g + 8 * r, b));
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) lds<kWords>(&s.x[0][mt].v[kWords * part], swizzled(x_at, mt * 8 + g, b));
+    for (int mt = 0; mt < MT; ++mt) lds<4>(s.x[0][mt].v, swizzled(x_at, mt * 8 + g, b));
   } else {
     // Half h's k rows, as load_step's: 16-bit, 2t + (16h + {0, 1, 8, 9}); FP32, t + (8h + {0, 4}).
     constexpr int kHalfK = 8 * kPerWord<E>;
 #pragma unroll
-    for (int h = part * 2 / kParts; h < (part + 1) * 2 / kParts; ++h) {
+    for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int j = 0; j < S::kRows; ++j) {
         const int kr = kStepK<E> * st + kHalfK * h + kPerWord<E> * t + (kPerWord<E> == 2 ? (j & 1) + 8 * (j >> 1) : 4 * j);
@@ -144,38 +140,35 @@ __device__ __forceinline__ void read_part(Step<E, MT, NT, kWK>& s, std::uint32_t
 }
 
 // The wgmma form of a stage's products (kWg, 16-bit operands, 32 or 64 short-side columns; sm_90a):
-// each of the two consumer warpgroups multiplies its 128 rows of W, two of the stage's boxes of 64
-// rows, as wgmma's A (K-major boxes as they are, big-major ones transposed by the instruction, as
-// the tile kernel reads an M-major A), by X's box as B (K-major, its 8 MT rows wgmma's N), four
-// k16 steps a stage. The mma.sync form's fragments come from shared memory through the warps'
-// registers, and its products limited an SM to about 28 GB/s of W at 64 columns
-// (docs/shapes.md); wgmma reads both operands from shared memory. Its accumulators have the
-// K-major mma.sync fragments' layout (row g + 8 (e / 2), column 2 t + e % 2 of each 16 x 8
-// piece), so the sums are stashed and stored as those, each warp's two tiles 64 rows apart.
-template <class T, int MT, bool kWK, int NT>
-__device__ __forceinline__ void wgmma_stage(float (&acc)[NT][MT][4], std::uint32_t w_at, std::uint32_t x_at, int wg) {
+// consumer warpgroup `wg` multiplies the stage's box `wg` (64 rows of W) as wgmma's A (a K-major
+// box as it is, a big-major one transposed by the instruction, as the tile kernel reads an M-major
+// A) by X's box as B (K-major, its 8 MT rows wgmma's N), four k16 steps a stage. The mma.sync
+// form's fragments come from shared memory through the warps' registers, and its products limited
+// an SM to about 28 GB/s of W at 64 columns (docs/shapes.md); wgmma reads both operands from
+// shared memory. Its accumulators have the K-major mma.sync fragments' layout (row g + 8 (e / 2),
+// column 2 t + e % 2 of each 16 x 8 piece), so the sums are stashed and stored as those.
+template <class T, int MT, bool kWK>
+__device__ __forceinline__ void wgmma_stage(float (&acc)[MT][4], std::uint32_t w_at, std::uint32_t x_at, int wg) {
   namespace tc = gemmlab::tc::sm90;
   using L = BulkLayout<Elem<T>, MT, kWK, true>;
   constexpr int kTransA = kWK ? 0 : 1;
   // K-major boxes: a k16 step is 32 bytes along each 128-byte row; big-major: 16 rows of k.
   constexpr unsigned kAStep = kWK ? 32 : 16 * 128;
+  const std::uint32_t box = w_at + std::uint32_t(wg * L::kBoxBytes);
   const std::uint64_t dx = tc::smem_desc_at(x_at, 16, 1024);
+  float(&d)[4 * MT] = reinterpret_cast<float(&)[4 * MT]>(acc);
 #pragma unroll
-  for (int kk = 0; kk < L::kBK / 16; ++kk)
-#pragma unroll
-    for (int b = 0; b < NT; ++b) {
-      const std::uint64_t da = tc::smem_desc_at(w_at + std::uint32_t((NT * wg + b) * L::kBoxBytes) + kk * kAStep,
-                                                kWK ? 16 : unsigned(L::kBoxBytes), 1024);
-      float(&d)[4 * MT] = reinterpret_cast<float(&)[4 * MT]>(acc[b]);
-      const std::uint64_t db = tc::desc_advance(dx, 32 * kk);
-      if constexpr (MT == 8) {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n64k16_bf16<kTransA, 0>(d, da, db, 1);
-        else tc::wgmma_m64n64k16_f16<kTransA, 0>(d, da, db, 1);
-      } else {
-        if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n32k16_bf16<kTransA, 0>(d, da, db, 1);
-        else tc::wgmma_m64n32k16_f16<kTransA, 0>(d, da, db, 1);
-      }
+  for (int kk = 0; kk < L::kBK / 16; ++kk) {
+    const std::uint64_t da = tc::smem_desc_at(box + kk * kAStep, kWK ? 16 : unsigned(L::kBoxBytes), 1024);
+    const std::uint64_t db = tc::desc_advance(dx, 32 * kk);
+    if constexpr (MT == 8) {
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n64k16_bf16<kTransA, 0>(d, da, db, 1);
+      else tc::wgmma_m64n64k16_f16<kTransA, 0>(d, da, db, 1);
+    } else {
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) tc::wgmma_m64n32k16_bf16<kTransA, 0>(d, da, db, 1);
+      else tc::wgmma_m64n32k16_f16<kTransA, 0>(d, da, db, 1);
     }
+  }
 }
 
 // W's tensor map: 3-D (inner, outer, batch item), boxes of 128-byte rows (K-major: kBK of k by 64
@@ -190,8 +183,8 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
   namespace tc = gemmlab::tc::sm90;
   using E = Elem<T>;
   using L = BulkLayout<E, MT, kWK, kWg>;
-  constexpr int NT = L::NT, kRegs = L::kRegs, kStages = L::kStages, kConsumers = L::kConsumers, kParts = L::kParts;
-  static_assert(!kWg || (sizeof(E) == 2 && MT >= 4), "wgmma: 16-bit operands, 32 or 64 columns");
+  constexpr int NT = L::NT, kRegs = L::kRegs, kStages = L::kStages, kConsumers = L::kConsumers;
+  static_assert(!kWg || sizeof(E) == 2, "wgmma: 16-bit operands");
   extern __shared__ __align__(128) unsigned char smem_raw[];
   unsigned char* smem = tc::align1024(smem_raw);
   std::uint64_t* full = reinterpret_cast<std::uint64_t*>(smem + kStages * L::kStageBytes);
@@ -245,7 +238,7 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
         tc::mbar_wait(dev::smem_addr(&full[slot]), (n / kStages) & 1);
         const std::uint32_t at = base + std::uint32_t(slot * L::kStageBytes);
         tc::wgmma_fence();
-        wgmma_stage<T, MT, kWK, NT>(acc, at, at + std::uint32_t(L::kWBytes), warp / 4);
+        wgmma_stage<T, MT, kWK>(acc[0], at, at + std::uint32_t(L::kWBytes), warp / 4);
         tc::wgmma_commit();
         tc::wgmma_wait<1>();
         if (prev >= 0 && lane == 0) tc::mbar_arrive(&empty[prev]);
@@ -259,17 +252,12 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
         const int slot = int(n % kStages);
         tc::mbar_wait(dev::smem_addr(&full[slot]), (n / kStages) & 1);
         const std::uint32_t at = base + std::uint32_t(slot * L::kStageBytes);
-        // Two parts of a step at a time need the loop rolled: ptxas hoisted the second step's
-        // reads over the first's products and spilled.
-#pragma unroll(kParts == 1 ? 2 : 1)
-        for (int st = 0; st < 2; ++st)
 #pragma unroll
-          for (int part = 0; part < kParts; ++part) {
-            Step<E, MT, NT, kWK> cur;
-            read_part<L>(cur, at, l, at + std::uint32_t(L::kWBytes), st, part, g, t);
-            if constexpr (kParts == 1) mma_step<T>(acc, cur);
-            else mma_half<T>(acc, cur, part);
-          }
+        for (int st = 0; st < 2; ++st) {
+          Step<E, MT, NT, kWK> cur;
+          read_step(cur, at, l, at + std::uint32_t(L::kWBytes), st, g, t);
+          mma_step<T>(acc, cur);
+        }
         __syncwarp();
         if (lane == 0) tc::mbar_arrive(&empty[slot]);
       }
@@ -285,10 +273,10 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
     for (int v = rank * per + int(threadIdx.x); v < v_end; v += L::kThreads) {
       float sum = 0.0f;
       for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
-      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart (wgmma: warp w of
-      // warpgroup h, 16 w rows into the warpgroup's 128).
+      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart (wgmma: warp w % 4 of
+      // warpgroup w / 4, 16 (w % 4) rows into the warpgroup's 64, in the K-major fragments' rows).
       const int w = v / kValues;
-      if constexpr (kWg) store_sum<TD, MT, NT, true, 64>(p, sc, item, tile0 + 64 * NT * (w / 4) + 16 * (w % 4), v % kValues, sum);
+      if constexpr (kWg) store_sum<TD, MT, NT, true>(p, sc, item, tile0 + 64 * (w / 4) + 16 * (w % 4), v % kValues, sum);
       else store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + w * L::kWarpRows, v % kValues, sum);
     }
     cluster.sync();  // the other CTAs have read this one's sums, and the stages are free again
@@ -308,15 +296,11 @@ BulkKernel bulk_wgmma_kernel_for(int mt, bool w_kmajor) {
   return nullptr;
 }
 
-// The instantiation for mt groups of 8 short-side columns (1 to kMaxMt of 1, 2, 4, 8) and W's layout.
-template <class T, class TD, int kMaxMt = 8>
+// The mma.sync instantiation for mt groups of 8 short-side columns (1 or 2) and W's layout.
+template <class T, class TD>
 BulkKernel bulk_kernel_for(int mt, bool w_kmajor) {
   if (mt == 1) return w_kmajor ? skinny_bulk_gemm<T, TD, 1, true> : skinny_bulk_gemm<T, TD, 1, false>;
   if (mt == 2) return w_kmajor ? skinny_bulk_gemm<T, TD, 2, true> : skinny_bulk_gemm<T, TD, 2, false>;
-  if constexpr (kMaxMt >= 8) {
-    if (mt == 4) return w_kmajor ? skinny_bulk_gemm<T, TD, 4, true> : skinny_bulk_gemm<T, TD, 4, false>;
-    if (mt == 8) return w_kmajor ? skinny_bulk_gemm<T, TD, 8, true> : skinny_bulk_gemm<T, TD, 8, false>;
-  }
   return nullptr;
 }
 

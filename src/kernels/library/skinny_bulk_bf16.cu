@@ -6,7 +6,7 @@
 namespace gemmlab::detail::skinny {
 
 BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor) {
-  return f32_out ? bulk_kernel_for<__nv_bfloat16, float, 2>(mt, w_kmajor) : bulk_kernel_for<__nv_bfloat16, __nv_bfloat16, 2>(mt, w_kmajor);
+  return f32_out ? bulk_kernel_for<__nv_bfloat16, float>(mt, w_kmajor) : bulk_kernel_for<__nv_bfloat16, __nv_bfloat16>(mt, w_kmajor);
 }
 
 }  // namespace gemmlab::detail::skinny

@@ -6,7 +6,7 @@
 namespace gemmlab::detail::skinny {
 
 BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor) {
-  return f32_out ? bulk_kernel_for<__half, float, 2>(mt, w_kmajor) : bulk_kernel_for<__half, __half, 2>(mt, w_kmajor);
+  return f32_out ? bulk_kernel_for<__half, float>(mt, w_kmajor) : bulk_kernel_for<__half, __half>(mt, w_kmajor);
 }
 
 }  // namespace gemmlab::detail::skinny

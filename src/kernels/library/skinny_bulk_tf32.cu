@@ -5,6 +5,6 @@
 
 namespace gemmlab::detail::skinny {
 
-BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor) { return bulk_kernel_for<Tf32, float, 2>(mt, w_kmajor); }
+BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor) { return bulk_kernel_for<Tf32, float>(mt, w_kmajor); }
 
 }  // namespace gemmlab::detail::skinny
