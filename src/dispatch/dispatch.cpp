@@ -155,8 +155,11 @@ auto wave_fill_transfers(const Problem& p, const DeviceState& dev, Fill fill) {
 bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
+  // An entry's single 128 x 64 tiles go in pairs where A's rows are off the 128-byte lines: every
+  // entry was measured at a shape whose rows are on them.
+  const auto from_entry = [&p](const TableEntry& e) { return sm90_pairs_where_they_gain(p, sm90_from(e)); };
   return choose_family(
-      ctx, p, Family::sm90, &Choice::sm90, sm90_from,
+      ctx, p, Family::sm90, &Choice::sm90, from_entry,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
       [&](const Sm90Config& c) { return sm90_reject(p, c, dev, ws); },
       [&](const Sm90Config& c) { return sm90_workspace_bytes(p, c, dev, ws); }, out, why_not, transfers);
@@ -228,6 +231,8 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
   if (c.family == Family::sm90_tf32) c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
 }
 
+constexpr const char* kPairsWords = "; in pairs sharing A: A's rows are off the 128-byte lines";
+
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {
   switch (c.family) {
@@ -236,7 +241,8 @@ std::string model_words(const Choice& c, const Problem& p) {
         return fmt::format("split-K in {} slices: few tiles and a long K (partial sums added in a second pass)",
                            c.sm90.splits);
       if (c.sm90.tile_n == 64)
-        return p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle";
+        return fmt::format("{}{}", p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle",
+                           c.sm90.cluster == 2 ? kPairsWords : "");
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
              : p.m <= 16 ? "128x256 tiles: a decode step past the skinny kernel's 256 MiB streams B faster in wide tiles"
@@ -481,9 +487,10 @@ Plan describe(const Choice& c, const Problem& p) {
                              p.transposed ? " (D column-major: D^T computed)" : "");
   switch (c.why) {
     case Why::table:
-      plan.reason = fmt::format("dispatch table: measured fastest at {} on {}{}",
+      plan.reason = fmt::format("dispatch table: measured fastest at {} on {}{}{}",
                                 shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel,
-                                c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "");
+                                c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "",
+                                c.family == Family::sm90 && c.sm90.cluster != param(*c.entry, "cluster", 1) ? kPairsWords : "");
       break;
     case Why::model:
       if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))

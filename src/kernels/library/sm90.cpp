@@ -33,8 +33,10 @@ constexpr int kBK = 64;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-// The tile configurations, as indexed in DeviceState::sm90_resident.
-constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1}, {128, 64, 1}};
+// The tile configurations, as indexed in DeviceState::sm90_resident. A cluster of 2 pairs tiles
+// along the side that shares the larger operand tile (hopper.cuh): 128 x 256 tiles along M (sharing
+// B), 128 x 64 tiles along N (sharing A).
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1}, {128, 64, 1}, {128, 64, 2}};
 constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
   for (int i = 0; i < kTileCount; ++i)
@@ -65,6 +67,10 @@ const std::vector<Sm90Entry>* table_for(DataType, DataType) { return nullptr; }
 const std::vector<const std::vector<Sm90Entry>*> all_tables() { return {}; }
 #endif
 
+// The cluster's extent along M and along N (pairs share the larger operand tile).
+int cluster_m(const Sm90Config& c) { return c.tile_n > c.tile_m ? c.cluster : 1; }
+int cluster_n(const Sm90Config& c) { return c.tile_n > c.tile_m ? 1 : c.cluster; }
+
 const Sm90Entry* find_entry(const Problem& p, const Sm90Config& c) {
   const std::vector<Sm90Entry>* table = table_for(p.ab, p.cd);
   if (!table) return nullptr;
@@ -80,7 +86,7 @@ const Sm90Entry* find_entry(const Problem& p, const Sm90Config& c) {
 std::int64_t unit_count(const Problem& p, const Sm90Config& c) {
   const std::int64_t tiles_n = cdiv(p.n, c.tile_n);
   if (p.grouped()) return (cdiv(p.m, c.tile_m) + p.groups) * tiles_n;
-  return cdiv(cdiv(p.m, c.tile_m), c.cluster) * tiles_n * p.batch;
+  return cdiv(cdiv(p.m, c.tile_m), cluster_m(c)) * cdiv(tiles_n, cluster_n(c)) * p.batch;
 }
 
 // The copies of the operands the TMA cannot address (operand_copy.hpp).
@@ -103,8 +109,8 @@ CopyBlocks blocks_for(const Problem& p, const Sm90Config& c, const DeviceState& 
   if (p.grouped() || p.batch != 1 || c.splits > 1) return {};
   const Copies copies = copies_for(p);
   return copy_blocks(p, copies.a.needed ? copy_line_bytes(p.a, p.k, 2) : 0,
-                     copies.b.needed ? copy_line_bytes(p.b, p.k, 2) : 0, workspace_bytes, c.tile_m * c.cluster,
-                     c.tile_n, counted_resident(c, state));
+                     copies.b.needed ? copy_line_bytes(p.b, p.k, 2) : 0, workspace_bytes, c.tile_m * cluster_m(c),
+                     c.tile_n * cluster_n(c), counted_resident(c, state));
 }
 
 // Split-K (Sm90Config::splits, split_k.hpp).
@@ -329,7 +335,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
   // the grouped kernel has no 128 x 64 instantiation.
   const bool narrow = !p.grouped() && (p.n <= 64 || 2 * waves128 <= 1);
-  if (narrow) c.tile_n = 64;
+  if (narrow) c.tile_n = 64, c = sm90_pairs_where_they_gain(p, c);
   // (Pairs have no fused epilogue: sm90_impl.cuh.)
   if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
@@ -359,6 +365,18 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
     c = Sm90Config{};
     c.stream_k = int(TailMode::when_faster);
   }
+  return c;
+}
+
+Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c) {
+  constexpr int kMinKTiles = 16;  // 1000^3 gained 11%; 744^3 (12 k-tiles) tied, 520^3 (9) lost 8%
+  constexpr std::uintptr_t kLine = 128;
+  if (c.tile_m != 128 || c.tile_n != 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() ||
+      cdiv(p.n, 64) < 2 || cdiv(p.k, kBK) < kMinKTiles || copies_for(p).a.needed)
+    return c;
+  const bool a_off_lines = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kLine != 0 ||
+                           std::uintptr_t(p.a.ld) * size_of(p.ab) % kLine != 0;
+  if (a_off_lines) c.cluster = 2;
   return c;
 }
 

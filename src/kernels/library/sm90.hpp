@@ -50,12 +50,21 @@ struct Sm90LaunchShape {
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state);
 
 // The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, or 128 x 64
-// where 128 x 128 tiles would leave half of them idle, and for n <= 64), clusters of 2 from 8 waves
+// where 128 x 128 tiles would leave half of them idle, and for n <= 64, in pairs where
+// sm90_pairs_where_they_gain says so), clusters of 2 from 8 waves
 // of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
 // workspace holds it); split-K for a few tiles with a long K. batch_invariant: one configuration
 // for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
+
+// c, or, where c is single 128 x 64 tiles that pairs sharing A serve faster, those pairs: A read
+// in place with rows that do not start on 128-byte boundaries (a leading dimension or pointer off
+// that grid, 1000^3 say), at least 16 k-tiles, whole tiles (no split-K), a plain epilogue, dense.
+// Such rows cost the single tiles about half again their time at 1000^3; pairs halve A's reads
+// (docs/shapes.md, "Pairs of 128 x 64 tiles"). The table's entries, all measured at aligned shapes,
+// say nothing about this, so dispatch applies it to them as well as to the model's choice.
+Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c);
 
 // How full configuration c keeps the GPU's waves on p: its units (a cluster's tiles) over the
 // resident slots of the waves they take, 1 for whole waves (1023 x 1025 x 1027 in 128 x 64 tiles:

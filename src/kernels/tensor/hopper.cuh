@@ -22,8 +22,8 @@
 //           runs into the next tile while consumers store the last one.
 //   step 6  clusters of 2 CTAs on neighbouring tiles that share their larger operand tile: each
 //           loads half of it and multicasts it to both (half that operand's traffic from L2).
-//           128 x 256 tiles pair along M (cluster_m = 2, sharing B), 256 x 128 tiles along N
-//           (cluster_n = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
+//           128 x 256 tiles pair along M (cluster_m = 2, sharing B), 256 x 128 and 128 x 64 tiles
+//           along N (cluster_n = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
 //           4096^3: only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md.)
 //   step 7  tma_epilogue: D leaves through shared memory and TMA stores (when beta == 0). The last
 //           DEFER_BOXES boxes of a tile wait in registers and are stored during the next tile's
@@ -103,8 +103,10 @@ struct HopperConfig {
   static constexpr int kBlockAccum = BN / 2;             // FP32 accumulators per thread and row block
   static constexpr int kAccum = kRowBlocks * kBlockAccum;
   // TMA boxes. K-major tiles are rows of BK elements (128 bytes); A arrives in boxes of 128 rows, B
-  // in boxes of 64. MN-major tiles are BK rows of 64 elements (128 bytes) per box.
-  static constexpr int A_BOX_ROWS = kAKMajor ? 128 : 64;  // rows (K-major) or columns (M-major) of A per box
+  // in boxes of 64. MN-major tiles are BK rows of 64 elements (128 bytes) per box. Pairs of 128 x 64
+  // tiles sharing A take K-major A in boxes of 64 rows, so that each CTA loads one of the two (the
+  // shared memory holds the same bytes either way: a box of 128 rows is two of 64 end to end).
+  static constexpr int A_BOX_ROWS = kAKMajor && BM / kClusterN >= 128 ? 128 : 64;  // rows (K-major) or columns (M-major) per box
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 8, 16, 24 or 32 KB
@@ -138,7 +140,7 @@ struct HopperConfig {
   static_assert(BM == 128 || (BM == 256 && BN == 128),
                 "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128 or 128 x 64");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
-                "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128");
+                "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128 or 128 x 64");
   static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
                 "grouped launches are persistent, warp-specialised and without clusters");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
