@@ -168,12 +168,12 @@ TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel)
   Choice c = choose(ctx, near, ws);
   ASSERT_EQ(c.why, Why::table) << describe(c, near).reason;
   EXPECT_EQ(c.sm90.tile_n, 64);
-  // A's rows of 2000 bytes are off the 128-byte lines, which the entry's aligned shape said nothing
+  // A's rows of 2000 bytes are off the 32-byte sectors, which the entry's aligned shape said nothing
   // about: its tiles in pairs sharing A.
   EXPECT_EQ(c.sm90.cluster, 2);
   EXPECT_EQ(describe(c, near).reason,
             "dispatch table: measured fastest at 1024x1024x1024 on sm90.wgmma (a stream-K tail where the model finds "
-            "it gains at this shape); in pairs sharing A: A's rows are off the 128-byte lines");
+            "it gains at this shape); in pairs sharing A: A's rows are off the 32-byte sectors");
   const Problem odd = problem(DataType::bf16, DataType::bf16, 1023, 1025, 1027);
   EXPECT_NEAR(sm90_wave_fill(odd, Sm90Config{128, 64, 1}, ctx.device), 136.0 / 264.0, 1e-12);
   c = choose(ctx, odd, ws);
@@ -241,10 +241,9 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   }
 }
 
-// Single 128 x 64 tiles go in pairs sharing A where A is read in place with rows off the 128-byte
-// lines and K is 16 k-tiles or more (on the H200 1000^3 0.0142 -> 0.0126 ms, 1024^3 0.0094 ->
-// 0.0115 ms: only the misaligned rows make pairs pay).
-TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheLines) {
+// Single 128 x 64 tiles go in pairs sharing A where A is read in place with rows off the 32-byte
+// sectors and K is 16 k-tiles or more (only such rows make pairs pay: docs/shapes.md).
+TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheSectors) {
   const DeviceState dev = h100();
   const auto model = [&](const Problem& p) { return sm90_model_choice(p, dev, std::size_t(1) << 26, false); };
   const auto pairs = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
@@ -255,11 +254,12 @@ TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheLines) {
   EXPECT_TRUE(pairs(1000, 1000, 1000));
   EXPECT_TRUE(pairs(1024, 1024, 1000));    // A's rows of 2000 bytes, B's of 2048
   EXPECT_FALSE(pairs(1024, 1024, 1024));
-  EXPECT_FALSE(pairs(1000, 1000, 1024));   // only B's rows are off the lines: pairs do not share B
+  EXPECT_FALSE(pairs(1000, 1000, 1024));   // only B's rows are off the sectors: pairs do not share B
+  EXPECT_FALSE(pairs(960, 960, 1200));     // A's rows of 2400 bytes start on sectors (off 128-byte lines)
   EXPECT_FALSE(pairs(520, 520, 520));      // 9 k-tiles
   EXPECT_FALSE(pairs(1000, 1000, 1001));   // A is copied into rows of 128-byte multiples first
   Problem view = problem(DataType::bf16, DataType::bf16, 1024, 1024, 1024);
-  view.a.ptr = static_cast<const char*>(view.a.ptr) + 64;  // a sub-matrix starting 32 columns in
+  view.a.ptr = static_cast<const char*>(view.a.ptr) + 16;  // a sub-matrix starting 8 columns in
   EXPECT_EQ(model(view).cluster, 2);
   view.act = Activation::relu;  // pairs are compiled with the plain epilogue only
   EXPECT_EQ(model(view).cluster, 1);
@@ -269,7 +269,7 @@ TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheLines) {
   c.sm90 = model(square);
   EXPECT_EQ(describe(c, square).reason,
             "model: 128x64 tiles: 128x128 tiles would leave half the SMs or more idle; in pairs sharing A: A's rows "
-            "are off the 128-byte lines (no table entry near 1000x1000x1000)");
+            "are off the 32-byte sectors (no table entry near 1000x1000x1000)");
 }
 
 // 128 x 192 tiles where they finish in at least a tenth less time by whole rounds of tiles (tiles

@@ -369,14 +369,14 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 }
 
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c) {
-  constexpr int kMinKTiles = 16;  // 1000^3 gained 11%; 744^3 (12 k-tiles) tied, 520^3 (9) lost 8%
-  constexpr std::uintptr_t kLine = 128;
+  constexpr int kMinKTiles = 16;  // shorter K: the cluster's costs outweigh the saved reads (docs/shapes.md)
+  constexpr std::uintptr_t kSector = 32;
   if (c.tile_m != 128 || c.tile_n != 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() ||
       cdiv(p.n, 64) < 2 || cdiv(p.k, kBK) < kMinKTiles || copies_for(p).a.needed)
     return c;
-  const bool a_off_lines = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kLine != 0 ||
-                           std::uintptr_t(p.a.ld) * size_of(p.ab) % kLine != 0;
-  if (a_off_lines) c.cluster = 2;
+  const bool a_off_sectors = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kSector != 0 ||
+                             std::uintptr_t(p.a.ld) * size_of(p.ab) % kSector != 0;
+  if (a_off_sectors) c.cluster = 2;
   return c;
 }
 
