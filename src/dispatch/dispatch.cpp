@@ -155,8 +155,8 @@ auto wave_fill_transfers(const Problem& p, const DeviceState& dev, Fill fill) {
 bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
-  // An entry's single 128 x 64 tiles go in pairs where A's rows are off the 32-byte sectors: every
-  // entry was measured at a shape whose rows start on them.
+  // An entry's single 128 x 64 tiles go in pairs where rows of A or B are off the 32-byte sectors:
+  // every entry was measured at a shape whose rows start on them.
   const auto from_entry = [&p](const TableEntry& e) { return sm90_pairs_where_they_gain(p, sm90_from(e)); };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, from_entry,
@@ -231,7 +231,7 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
   if (c.family == Family::sm90_tf32) c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
 }
 
-constexpr const char* kPairsWords = "; in pairs sharing A: A's rows are off the 32-byte sectors";
+constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
 
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {

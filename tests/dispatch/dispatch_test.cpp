@@ -173,7 +173,7 @@ TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel)
   EXPECT_EQ(c.sm90.cluster, 2);
   EXPECT_EQ(describe(c, near).reason,
             "dispatch table: measured fastest at 1024x1024x1024 on sm90.wgmma (a stream-K tail where the model finds "
-            "it gains at this shape); in pairs sharing A: A's rows are off the 32-byte sectors");
+            "it gains at this shape); in pairs sharing A: rows of A or B off the 32-byte sectors");
   const Problem odd = problem(DataType::bf16, DataType::bf16, 1023, 1025, 1027);
   EXPECT_NEAR(sm90_wave_fill(odd, Sm90Config{128, 64, 1}, ctx.device), 136.0 / 264.0, 1e-12);
   c = choose(ctx, odd, ws);
@@ -241,8 +241,9 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   }
 }
 
-// Single 128 x 64 tiles go in pairs sharing A where A is read in place with rows off the 32-byte
-// sectors and K is 16 k-tiles or more (only such rows make pairs pay: docs/shapes.md).
+// Single 128 x 64 tiles go in pairs sharing A where an operand is read in place with rows off the
+// 32-byte sectors and K is 16 k-tiles or more (A), 32 or more (B): only such rows make pairs pay
+// (docs/shapes.md).
 TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheSectors) {
   const DeviceState dev = h100();
   const auto model = [&](const Problem& p) { return sm90_model_choice(p, dev, std::size_t(1) << 26, false); };
@@ -254,7 +255,8 @@ TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheSectors) {
   EXPECT_TRUE(pairs(1000, 1000, 1000));
   EXPECT_TRUE(pairs(1024, 1024, 1000));    // A's rows of 2000 bytes, B's of 2048
   EXPECT_FALSE(pairs(1024, 1024, 1024));
-  EXPECT_FALSE(pairs(1000, 1000, 1024));   // only B's rows are off the sectors: pairs do not share B
+  EXPECT_FALSE(pairs(1000, 1000, 1024));   // only B's rows are off the sectors, and 16 k-tiles
+  EXPECT_TRUE(pairs(1000, 1000, 2048));    // only B's, and 32 k-tiles
   EXPECT_FALSE(pairs(960, 960, 1200));     // A's rows of 2400 bytes start on sectors (off 128-byte lines)
   EXPECT_FALSE(pairs(520, 520, 520));      // 9 k-tiles
   EXPECT_FALSE(pairs(1000, 1000, 1001));   // A is copied into rows of 128-byte multiples first
@@ -268,8 +270,8 @@ TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheSectors) {
   c.family = Family::sm90;
   c.sm90 = model(square);
   EXPECT_EQ(describe(c, square).reason,
-            "model: 128x64 tiles: 128x128 tiles would leave half the SMs or more idle; in pairs sharing A: A's rows "
-            "are off the 32-byte sectors (no table entry near 1000x1000x1000)");
+            "model: 128x64 tiles: 128x128 tiles would leave half the SMs or more idle; in pairs sharing A: rows of A "
+            "or B off the 32-byte sectors (no table entry near 1000x1000x1000)");
 }
 
 // 128 x 192 tiles where they finish in at least a tenth less time by whole rounds of tiles (tiles

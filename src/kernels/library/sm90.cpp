@@ -369,14 +369,22 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 }
 
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c) {
-  constexpr int kMinKTiles = 16;  // shorter K: the cluster's costs outweigh the saved reads (docs/shapes.md)
-  constexpr std::uintptr_t kSector = 32;
+  // Shorter K: the cluster's costs outweigh the saved reads (docs/shapes.md).
+  constexpr std::int64_t kMinKTilesA = 16, kMinKTilesB = 32;
   if (c.tile_m != 128 || c.tile_n != 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() ||
-      cdiv(p.n, 64) < 2 || cdiv(p.k, kBK) < kMinKTiles || copies_for(p).a.needed)
+      cdiv(p.n, 64) < 2)
     return c;
-  const bool a_off_sectors = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kSector != 0 ||
-                             std::uintptr_t(p.a.ld) * size_of(p.ab) % kSector != 0;
-  if (a_off_sectors) c.cluster = 2;
+  // Read in place (a copy has rows of 128-byte multiples) with rows off the 32-byte sectors.
+  const auto off_sectors = [&](const Operand& o, bool copied) {
+    constexpr std::uintptr_t kSector = 32;
+    return !copied && (reinterpret_cast<std::uintptr_t>(o.ptr) % kSector != 0 ||
+                       std::uintptr_t(o.ld) * size_of(p.ab) % kSector != 0);
+  };
+  const Copies copies = copies_for(p);
+  const std::int64_t k_tiles = cdiv(p.k, kBK);
+  if ((off_sectors(p.a, copies.a.needed) && k_tiles >= kMinKTilesA) ||
+      (off_sectors(p.b, copies.b.needed) && k_tiles >= kMinKTilesB))
+    c.cluster = 2;
   return c;
 }
 

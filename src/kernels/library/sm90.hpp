@@ -58,11 +58,12 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
 
-// c, or, where c is single 128 x 64 tiles that pairs sharing A serve faster, those pairs: A read
-// in place with rows that do not start on 32-byte sectors (a leading dimension or pointer off that
-// grid, 1000^3 say), at least 16 k-tiles, whole tiles (no split-K), a plain epilogue, dense. The
-// TMA reads such rows slowly and pairs halve A's reads; where the rows start on sectors the cluster
-// costs more than it saves (docs/shapes.md, "Pairs of 128 x 64 tiles"). The table's
+// c, or, where c is single 128 x 64 tiles that pairs sharing A serve faster, those pairs: an
+// operand read in place with rows that do not start on 32-byte sectors (a leading dimension or
+// pointer off that grid, 1000^3 say) and a K of at least 16 k-tiles where that operand is A, 32
+// where it is B; whole tiles (no split-K), a plain epilogue, dense. The TMA reads such rows slowly
+// and pairs halve A's reads; where every row starts on a sector the cluster costs more than it
+// saves (docs/shapes.md, "Pairs of 128 x 64 tiles"). The table's
 // entries, all measured at aligned shapes, say nothing about this, so dispatch applies it to them
 // as well as to the model's choice.
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c);
