@@ -244,7 +244,7 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
 // Single 128 x 64 tiles go in pairs sharing A where an operand is read in place with rows off the
 // 32-byte sectors and K is 16 k-tiles or more (A), 32 or more (B): only such rows make pairs pay
 // (docs/shapes.md).
-TEST(DispatchSm90, PairsSmallTilesWhereTheRowsOfAAreOffTheSectors) {
+TEST(DispatchSm90, PairsSmallTilesWhereOperandRowsAreOffTheSectors) {
   const DeviceState dev = h100();
   const auto model = [&](const Problem& p) { return sm90_model_choice(p, dev, std::size_t(1) << 26, false); };
   const auto pairs = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
