@@ -156,8 +156,11 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
   // An entry's single 128 x 64 tiles go in pairs where rows of A or B are off the 32-byte sectors:
-  // every entry was measured at a shape whose rows start on them.
-  const auto from_entry = [&p](const TableEntry& e) { return sm90_pairs_where_they_gain(p, sm90_from(e)); };
+  // every entry was measured at a shape whose rows start on them. Its 128-row tiles become 64 x 64
+  // ones where those gain: the entries were measured before 64 x 64 tiles existed.
+  const auto from_entry = [&p, &dev](const TableEntry& e) {
+    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, sm90_from(e), dev));
+  };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, from_entry,
       [&] { return sm90_model_choice(p, dev, ws, invariant(p)); },
@@ -232,6 +235,7 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 }
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
+constexpr const char* kSmallWords = "; in 64x64 tiles: m <= 64, or 128x64 tiles would leave half the SMs or more idle";
 
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {
@@ -240,6 +244,9 @@ std::string model_words(const Choice& c, const Problem& p) {
       if (c.sm90.splits > 1)
         return fmt::format("split-K in {} slices: few tiles and a long K (partial sums added in a second pass)",
                            c.sm90.splits);
+      if (c.sm90.tile_m == 64)
+        return p.m <= 64 ? "64x64 tiles: m <= 64 (a 128-row tile would be half padding)"
+                         : "64x64 tiles: 128x64 tiles would leave half the SMs or more idle";
       if (c.sm90.tile_n == 64)
         return fmt::format("{}{}", p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle",
                            c.sm90.cluster == 2 ? kPairsWords : "");
@@ -490,7 +497,9 @@ Plan describe(const Choice& c, const Problem& p) {
       plan.reason = fmt::format("dispatch table: measured fastest at {} on {}{}{}",
                                 shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel,
                                 c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "",
-                                c.family == Family::sm90 && c.sm90.cluster != param(*c.entry, "cluster", 1) ? kPairsWords : "");
+                                c.family == Family::sm90 && c.sm90.cluster != param(*c.entry, "cluster", 1) ? kPairsWords
+                                : c.family == Family::sm90 && c.sm90.tile_m != param(*c.entry, "tile_m", 128) ? kSmallWords
+                                                                                                           : "");
       break;
     case Why::model:
       if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))

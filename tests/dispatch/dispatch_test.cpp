@@ -52,7 +52,7 @@ DeviceState h100() {
   s.props.name = "NVIDIA H100 80GB HBM3";
   s.props.sm_count = 132;
   s.cc = 90;
-  s.sm90_resident = {132, 66, 132, 132, 132, 66};
+  s.sm90_resident = {132, 66, 132, 132, 132, 66, 132};
   s.tf32_resident = {132, 66, 132, 66};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
@@ -274,6 +274,57 @@ TEST(DispatchSm90, PairsSmallTilesWhereOperandRowsAreOffTheSectors) {
             "or B off the 32-byte sectors (no table entry near 1000x1000x1000)");
 }
 
+// 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would
+// leave half the SMs idle with a K short against m and n; dense and plain calls only (the only
+// 64 x 64 instantiations), the model's choice and a table entry's alike.
+TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
+  const DeviceState dev = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  const auto tile = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    const Sm90Config c = sm90_model_choice(problem(DataType::bf16, DataType::bf16, m, n, k), dev, ws, false);
+    return std::pair{c.tile_m, c.tile_n};
+  };
+  using Tile = std::pair<int, int>;
+  EXPECT_EQ(tile(64, 14336, 4096), (Tile{64, 64}));     // m <= 64: 224 tiles, whatever the width before
+  EXPECT_EQ(tile(64, 128256, 4096), (Tile{64, 64}));    // even where 128 x 256 tiles filled 3.8 waves
+  EXPECT_EQ(tile(128, 4096, 4096), (Tile{64, 64}));     // 64 tiles of 128 x 64, 128 of 64 x 64
+  EXPECT_EQ(tile(8192, 64, 8192), (Tile{64, 64}));      // likewise (it was split-K over 64 tiles)
+  EXPECT_EQ(tile(256, 256, 256), (Tile{64, 64}));
+  EXPECT_EQ(tile(1000, 1000, 1000), (Tile{128, 64}));   // 128 tiles of 128 x 64 fill the GPU
+  EXPECT_EQ(tile(512, 512, 32768), (Tile{128, 128}));   // a long K: split-K of bigger tiles
+  EXPECT_EQ(tile(4096, 4096, 4096), (Tile{128, 256}));
+  // No 64 x 64 instantiation with a fused epilogue or grouped: 128-row tiles.
+  Problem fused = problem(DataType::bf16, DataType::bf16, 64, 4096, 4096);
+  fused.act = Activation::relu;
+  EXPECT_EQ(sm90_model_choice(fused, dev, ws, false).tile_m, 128);
+  EXPECT_FALSE(sm90_reject(problem(DataType::bf16, DataType::bf16, 64, 4096, 4096), Sm90Config{64, 64, 1}, dev, ws));
+  EXPECT_TRUE(sm90_reject(fused, Sm90Config{64, 64, 1}, dev, ws));
+  // A table entry measured before 64 x 64 tiles existed: its 128 x 64 tiles become 64 x 64 ones.
+  ContextImpl ctx;
+  ctx.device = dev;
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "bf16.bf16", "layout": "NN", "m": 128, "n": 4096, "k": 4096, "kernel": "sm90.wgmma",
+     "config": {"tile_m": 128, "tile_n": 64, "cluster": 1, "stream_k": 0}}]})",
+                          "test");
+  const Problem own = problem(DataType::bf16, DataType::bf16, 128, 4096, 4096);
+  Choice c = choose(ctx, own, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, own).reason;
+  EXPECT_EQ(c.sm90.tile_m, 64);
+  EXPECT_EQ(c.sm90.tile_n, 64);
+  EXPECT_EQ(describe(c, own).reason,
+            "dispatch table: measured fastest at 128x4096x4096 on sm90.wgmma; in 64x64 tiles: m <= 64, or 128x64 "
+            "tiles would leave half the SMs or more idle");
+  ContextImpl no_table;
+  no_table.device = dev;
+  c = choose(no_table, own, ws);
+  EXPECT_EQ(describe(c, own).reason,
+            "model: 64x64 tiles: 128x64 tiles would leave half the SMs or more idle (no table entry near 128x4096x4096)");
+  const Problem decode = problem(DataType::bf16, DataType::bf16, 48, 5000, 2000);
+  c = choose(no_table, decode, ws);
+  EXPECT_EQ(describe(c, decode).reason,
+            "model: 64x64 tiles: m <= 64 (a 128-row tile would be half padding) (no table entry near 48x5000x2000)");
+}
+
 // 128 x 192 tiles where they finish in at least a tenth less time by whole rounds of tiles (tiles
 // on the fullest SM x the tile's width), dense and plain calls only.
 TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
@@ -315,15 +366,26 @@ TEST(DispatchSm90, SplitsKForAFewTilesWithALongK) {
   EXPECT_EQ(c.stream_k, 0);
   EXPECT_FALSE(sm90_reject(one, c, dev, ws));
   EXPECT_EQ(sm90_workspace_bytes(one, c, dev, ws), 64u * 128u * 128u * 4u);
-  // 64 x 64 x 65536: a quarter of the outputs, so 128 slices.
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), dev, ws, false).splits, 128);
+  // 64 x 64 x 65536: one 64 x 64 tile (m <= 64), a quarter of the outputs, so 128 slices.
+  const Sm90Config quarter = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), dev, ws, false);
+  EXPECT_EQ(quarter.tile_m, 64);
+  EXPECT_EQ(quarter.splits, 128);
   // Less workspace: fewer slices (16 of 64 KiB fit 1 MiB); none fit 100 KiB.
   EXPECT_EQ(sm90_model_choice(one, dev, 1 << 20, false).splits, 16);
   EXPECT_EQ(sm90_model_choice(one, dev, 100000, false).splits, 1);
-  // 64 x 4096 x 4096: 32 tiles: 4 slices of 16 k-tiles; 128 x 4096 x 4096: 2. 1024^3 (64 tiles,
-  // 16 k-tiles each), 4096^3 and a batch of small problems: none.
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 64, 4096, 4096), dev, ws, false).splits, 4);
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 128, 4096, 4096), dev, ws, false).splits, 2);
+  // 64 x 4096 x 4096: 64 tiles of 64 x 64: 2 slices of 32 k-tiles; 128 x 4096 x 4096: 128 tiles of
+  // 64 x 64, none; 512 x 512 x 32768 (K long against m and n): 8 slices of 128 x 128 tiles.
+  // 1024^3 (64 tiles, 16 k-tiles each), 4096^3 and a batch of small problems: none.
+  const Sm90Config decode = sm90_model_choice(problem(DataType::bf16, DataType::f32, 64, 4096, 4096), dev, ws, false);
+  EXPECT_EQ(decode.tile_m, 64);
+  EXPECT_EQ(decode.splits, 2);
+  const Sm90Config rows128 = sm90_model_choice(problem(DataType::bf16, DataType::f32, 128, 4096, 4096), dev, ws, false);
+  EXPECT_EQ(rows128.tile_m, 64);
+  EXPECT_EQ(rows128.splits, 1);
+  const Sm90Config long_k = sm90_model_choice(problem(DataType::bf16, DataType::f32, 512, 512, 32768), dev, ws, false);
+  EXPECT_EQ(long_k.tile_m, 128);
+  EXPECT_EQ(long_k.tile_n, 128);
+  EXPECT_EQ(long_k.splits, 8);
   EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 1024, 1024, 1024), dev, ws, false).splits, 1);
   EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::f32, 4096, 4096, 4096), dev, ws, false).splits, 1);
   Problem batched = problem(DataType::bf16, DataType::bf16, 64, 64, 65536);
@@ -931,8 +993,13 @@ TEST(DispatchSm90, DecodeStepsPastTheSkinnyKernelTakeWideTiles) {
     EXPECT_EQ(c.splits, 1) << m << "x" << n << "x" << k;
     EXPECT_NE(c.stream_k, 0) << m << "x" << n << "x" << k;
   }
-  // A long k against n: split-K stays. 32 rows, or 16 rows of a smaller B: the rules before it.
-  EXPECT_GT(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 8192, 28672), dev, std::size_t(1) << 26, false).splits, 1);
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 32, 14336, 4096), dev, std::size_t(1) << 26, false).tile_n, 128);
-  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 4096, 4096), dev, std::size_t(1) << 26, false).splits, 4);
+  // A long k against n: 128 tiles of 64 x 64, no split, so wide tiles too.
+  const Sm90Config long_k = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 8192, 28672), dev, std::size_t(1) << 26, false);
+  EXPECT_EQ(long_k.tile_n, 256);
+  EXPECT_EQ(long_k.splits, 1);
+  // 32 rows, or 16 rows of a smaller B: the rules before it (64 x 64 tiles; 64 of them split in 2).
+  const Sm90Config rows32 = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 32, 14336, 4096), dev, std::size_t(1) << 26, false);
+  EXPECT_EQ(rows32.tile_m, 64);
+  EXPECT_EQ(rows32.tile_n, 64);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 4096, 4096), dev, std::size_t(1) << 26, false).splits, 2);
 }

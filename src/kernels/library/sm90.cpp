@@ -36,7 +36,8 @@ std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 // The tile configurations, as indexed in DeviceState::sm90_resident. A cluster of 2 pairs tiles
 // along the side that shares the larger operand tile (hopper.cuh): 128 x 256 tiles along M (sharing
 // B), 128 x 64 tiles along N (sharing A).
-constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1}, {128, 64, 1}, {128, 64, 2}};
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1},
+                                 {128, 64, 1},  {128, 64, 2},  {64, 64, 1}};
 constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
   for (int i = 0; i < kTileCount; ++i)
@@ -335,7 +336,8 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
   // the grouped kernel has no 128 x 64 instantiation.
   const bool narrow = !p.grouped() && (p.n <= 64 || 2 * waves128 <= 1);
-  if (narrow) c.tile_n = 64, c = sm90_pairs_where_they_gain(p, c);
+  if (narrow) c.tile_n = 64;
+  c = sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, state));
   // (Pairs have no fused epilogue: sm90_impl.cuh.)
   if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
@@ -343,14 +345,15 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
   // stream-K tail shares out such a launch too, but its owner adds every helper's partial tile
   // alone; split-K's second pass spreads the adding over the GPU.
+  // 64 x 64 tiles are split as they are (m <= 64, or a K short against m and n).
   {
     constexpr std::int64_t kMinSliceTiles = 8;
-    const int width = !p.grouped() && p.n <= 64 ? 64 : 128;
-    const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, width);
-    const std::int64_t resident = counted_resident(Sm90Config{128, width, 1}, state);
+    const int rows = c.tile_m == 64 ? 64 : 128, width = rows == 64 || (!p.grouped() && p.n <= 64) ? 64 : 128;
+    const std::int64_t tiles = cdiv(p.m, rows) * cdiv(p.n, width);
+    const std::int64_t resident = counted_resident(Sm90Config{rows, width, 1}, state);
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
     if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2) {
-      c.tile_n = width, c.cluster = 1, c.stream_k = 0;
+      c.tile_m = rows, c.tile_n = width, c.cluster = 1, c.stream_k = 0;
       c.splits = int(splits);
     }
   }
@@ -358,13 +361,26 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // skinny_first) and that split-K leaves whole: B is streamed once whatever the tile, and 128 x 256
   // tiles with a stream-K tail stream it faster than 128 x 128 ones (L2 flushed, b30db82, `gemmlab
   // tune --cold`: 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 /
-  // H200). Where k is long against n, split-K stays: 16 x 8192 x 28672 in 2 slices 0.190 ms against
-  // 0.197 in wide tiles (H100, the shape suite at 820846f).
+  // H200). 16 x 8192 x 28672 ran split-K over 128 x 128 tiles before 64 x 64 tiles existed (2 slices,
+  // 0.190 ms against 0.197 in wide tiles, H100 at 820846f); its 128 tiles of 64 x 64 are not split,
+  // and wide tiles run it (H200, hot L2: 0.139 ms against 0.142 in 64 x 64 tiles).
   const double b_bytes = double(p.n) * double(p.k) * double(size_of(p.ab));
   if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28) && c.splits == 1) {
     c = Sm90Config{};
     c.stream_k = int(TailMode::when_faster);
   }
+  return c;
+}
+
+Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state) {
+  if (c.tile_m != 128 || c.splits > 1 || p.grouped() || p.has_epilogue()) return c;
+  // Few tiles: 128 x 64 ones would leave half the SMs or more idle, and K is not so long that
+  // split-K of bigger tiles serves better (a 64 x 64 tile multiplies at about two thirds of a
+  // 128 x 128 one's rate: 512 x 512 x 32768 in 8 slices of 128 x 128 tiles beats 2 of 64 x 64).
+  const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, 64) * p.batch;  // of 128 x 64
+  const bool few_tiles = c.tile_n <= 128 && c.cluster == 1 && 2 * tiles <= counted_resident(Sm90Config{128, 64, 1}, state) &&
+                         p.k <= 4 * std::max(p.m, p.n);
+  if (p.m <= 64 || few_tiles) c.tile_m = 64, c.tile_n = 64, c.cluster = 1;
   return c;
 }
 
@@ -399,6 +415,11 @@ std::vector<Sm90Config> sm90_configs() {
   Sm90Config split{128, 128, 1};  // 128 x 128 tiles, K in 4 slices
   split.splits = 4;
   out.push_back(split);
+  for (int splits : {2, 4}) {  // 64 x 64 tiles, K in 2 or 4 slices
+    Sm90Config small{64, 64, 1};
+    small.splits = splits;
+    out.push_back(small);
+  }
   return out;
 }
 

@@ -50,13 +50,22 @@ struct Sm90LaunchShape {
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state);
 
 // The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, or 128 x 64
-// where 128 x 128 tiles would leave half of them idle, and for n <= 64, in pairs where
-// sm90_pairs_where_they_gain says so), clusters of 2 from 8 waves
+// where 128 x 128 tiles would leave half of them idle, and for n <= 64; 64 x 64 or pairs of 128 x 64
+// where sm90_small_tiles_where_they_gain or sm90_pairs_where_they_gain says so), clusters of 2 from 8 waves
 // of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
 // workspace holds it); split-K for a few tiles with a long K. batch_invariant: one configuration
 // for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
+
+// c, or, where c is 128-row tiles without split-K, 64 x 64 tiles: for m <= 64, where half of every
+// 128-row tile is padding, and where single tiles of at most 128 columns would be 128 x 64 tiles
+// leaving half the SMs or more idle (128 x 4096 x 4096: 64 tiles for 132 SMs, 128 of 64 x 64) and
+// k <= 4 max(m, n) (a longer K is split-K's, on bigger tiles).
+// Dense, plain epilogue (the only 64 x 64 instantiations: sm90_impl.cuh). Applied to the table's
+// entries as well as the model's choice: the entries were measured before 64 x 64 tiles existed
+// (docs/shapes.md, "64 x 64 tiles").
+Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state);
 
 // c, or, where c is single 128 x 64 tiles that pairs sharing A serve faster, those pairs: an
 // operand read in place with rows that do not start on 32-byte sectors (a leading dimension or

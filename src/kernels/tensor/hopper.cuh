@@ -2,10 +2,10 @@
 // BF16/FP16 kernel.
 //
 // Levels: a CTA computes a BM x BN tile of D (128 x 256 by default; 256 x 128 and 128 x 128 in
-// step 7; 128 x 64 in the library); each of its two *consumer* warpgroups (4 warps, 128 threads)
-// owns BM / 2 rows and issues wgmma.m64nBNk16 for each 64 of them, which reads A and B straight
-// from shared memory and accumulates 64 x BN FP32 values in registers (BN / 2 per thread and
-// 64-row block). Tiles reach shared memory by TMA (cp.async.bulk.tensor): one thread describes a
+// step 7; 128 x 64 and 64 x 64 in the library); each of its two *consumer* warpgroups (4 warps, 128
+// threads; one where BM is 64) owns BM / 2 rows and issues wgmma.m64nBNk16 for each 64 of them,
+// which reads A and B straight from shared memory and accumulates 64 x BN FP32 values in registers
+// (BN / 2 per thread and 64-row block). Tiles reach shared memory by TMA (cp.async.bulk.tensor): one thread describes a
 // whole box, the copy engine moves it, swizzled for conflict-free reads, and counts the bytes on an
 // mbarrier.
 //
@@ -96,7 +96,8 @@ struct HopperConfig {
   // third coordinate is the batch item. Step 3 measured 3 to 4 points of cuBLAS slower with 3-D
   // loads (docs/kernels/tensor-ladder.md, 7.10).
   static constexpr bool k2dMaps = !S.warp_specialized;
-  static constexpr int kConsumers = 2;
+  // 64-row tiles have one consumer warpgroup (wgmma's M is 64); the rest two.
+  static constexpr int kConsumers = BM == 64 ? 1 : 2;
   static constexpr int kThreads = (kConsumers + (S.warp_specialized ? 1 : 0)) * 128;
   static constexpr int kConsumerRows = BM / kConsumers;  // rows of D per consumer warpgroup
   static constexpr int kRowBlocks = kConsumerRows / 64;  // its wgmma.m64 row blocks
@@ -125,9 +126,9 @@ struct HopperConfig {
   // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 D keep three: four spill there;
   // so do pairs of 128 x 256 tiles with FP32 D since the batch item became a coordinate of the
   // stores (4 bytes spilled with four).
-  // 128 x 128 and 128 x 64 tiles keep none: they serve shapes with one or two tiles per CTA, where
+  // 128 x 128, 128 x 64 and 64 x 64 tiles keep none: they serve shapes with one or two tiles per CTA, where
   // there is little to hide, and 128 x 128 measured 2 to 5% slower with it (1000^3 to 2048^3).
-  static constexpr int DEFER_MAX = (BM == 128 && BN <= 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
+  static constexpr int DEFER_MAX = (BM <= 128 && BN <= 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
   // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
@@ -137,8 +138,8 @@ struct HopperConfig {
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
   static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
   static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for n = 64, 128, 192 and 256");
-  static_assert(BM == 128 || (BM == 256 && BN == 128),
-                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128 or 128 x 64");
+  static_assert(BM == 128 || (BM == 256 && BN == 128) || (BM == 64 && BN <= 128),
+                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128, 128 x 64, 64 x 128 or 64 x 64");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128 or 128 x 64");
   static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
@@ -328,7 +329,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if constexpr (Cfg::kWarpSpecialized) {
     if (wg == 0) {  // producer warpgroup
-      setmaxnreg_dec<40>();
+      // Registers go to the two consumers (one consumer has 255 without them: 256 threads a CTA).
+      if constexpr (Cfg::kConsumers == 2) setmaxnreg_dec<40>();
       if (threadIdx.x == 0) {
         int it = 0;
         sched.template for_each<Cfg::kStreamK>([&](int u, int kb, int ke) {
@@ -340,11 +342,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if constexpr (Cfg::kCluster > 1) cluster_sync();  // peers may still arrive on our barriers
       return;
     }
-    setmaxnreg_inc<232>();
+    if constexpr (Cfg::kConsumers == 2) setmaxnreg_inc<232>();
   }
 
   // ---- consumers -------------------------------------------------------------------------------
-  const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*BM/2 .. (ci+1)*BM/2 - 1
+  const int ci = Cfg::kWarpSpecialized ? wg - 1 : wg;  // consumer index: rows ci*kConsumerRows .. (ci+1)*kConsumerRows - 1
   const int ctid = threadIdx.x % 128, warp = ctid / 32, lane = ctid % 32;
   const bool leader = ctid == 0;
   auto release = [&](int s) { release_stage<Cfg::kCluster>(&empty[s], ctid); };
@@ -556,7 +558,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       for (int p = 0; p < kPairsPerBox; ++p) held[b][p] = Pair{};
     // A stream-K item that does not hold k-tile 0 hands its sums to the unit's finisher.
     if constexpr (Cfg::kStreamK) {
-      if (!settle_item<Cfg::kCluster>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
+      if (!settle_item<Cfg::kCluster, Cfg::kConsumers>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     }
 
     // ---- epilogue ------------------------------------------------------------------------------

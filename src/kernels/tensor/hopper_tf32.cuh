@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
     wgmma_wait<0>();
     if (prev >= 0) release_stage<CLUSTER>(&empty[prev], ctid);
     // A stream-K item that does not hold k-tile 0 hands its sums to the tile's finisher.
-    if (!settle_item<CLUSTER>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
+    if (!settle_item<CLUSTER, Cfg::kConsumers>(sched, args.sk, u, kb, ke, d, rank, ci, ctid, pending_flag)) return;
     if (tn >= tiles_n) return;  // the cluster's spare CTA (odd number of tile columns)
 
     // ---- epilogue: d[4j + 2h + e] = D(m = 8j + 2t + e, n = tf32_fragment_col(warp, h, g)) -------

@@ -56,7 +56,7 @@ __device__ __forceinline__ void add_partial(float (&d)[N], const float* slot, in
   }
 }
 
-// After a consumer warpgroup (index ci of 2, thread ctid) has multiplied k-tiles [kb, ke) of `unit`:
+// After a consumer warpgroup (index ci of CONSUMERS, thread ctid) has multiplied k-tiles [kb, ke) of `unit`:
 // a helper publishes its item's sums; an owner adds the sums of its unit's helpers. Returns whether
 // this warpgroup writes the unit's C. Slots and flags are per schedule slot, CTA rank and warpgroup.
 //
@@ -65,11 +65,11 @@ __device__ __forceinline__ void add_partial(float (&d)[N], const float* slot, in
 // it would hold the whole warpgroup (its wgmmas need every warp) for about a microsecond per item.
 // One item later those stores have drained. Owners lose nothing: a helper's items are short and
 // all of them end before the owners' longer ones.
-template <int CLUSTER, int N>
+template <int CLUSTER, int CONSUMERS, int N>
 __device__ __forceinline__ bool settle_item(const Schedule& s, const StreamK& sk, int unit, int kb, int ke,
                                             float (&d)[N], unsigned rank, int ci, int ctid, int& pending) {
   if (kb == 0 && ke == s.k_tiles) return true;  // a whole unit
-  auto index = [&](int c) { return (s.slot(c, unit) * CLUSTER + int(rank)) * 2 + ci; };
+  auto index = [&](int c) { return (s.slot(c, unit) * CLUSTER + int(rank)) * CONSUMERS + ci; };
   constexpr std::size_t kSlotFloats = std::size_t(N) * 128;
   if (kb > 0) {  // a helper's item
     raise_pending(sk, pending, ctid);
