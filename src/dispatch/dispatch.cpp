@@ -170,8 +170,10 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 
 bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
+  // An entry's 128-row tiles become 64-row ones where those gain, as choose_sm90's.
+  const auto from_entry = [&p, &dev](const TableEntry& e) { return tf32_small_tiles_where_they_gain(p, tf32_from(e), dev); };
   return choose_family(
-      ctx, p, Family::sm90_tf32, &Choice::tf32, tf32_from,
+      ctx, p, Family::sm90_tf32, &Choice::tf32, from_entry,
       [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not,
@@ -235,7 +237,7 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 }
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
-constexpr const char* kSmallWords = "; in 64x64 tiles: m <= 64, or 128x64 tiles would leave half the SMs or more idle";
+constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
 
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {
@@ -263,7 +265,9 @@ std::string model_words(const Choice& c, const Problem& p) {
                            "op(B)^T op(A)^T and writes it column-major (no copy)",
                            c.tf32.tile_m, c.tf32.cluster);
       return fmt::format("{}x128 tiles{} in clusters of {}{}", c.tf32.tile_m,
-                         c.tf32.tile_m == 128 ? (p.m <= 128 ? " (m <= 128)" : " (256-row tiles would leave half the SMs or more idle)") : "",
+                         c.tf32.tile_m == 64    ? (p.m <= 64 ? " (m <= 64)" : " (128-row tiles would leave half the SMs or more idle)")
+                         : c.tf32.tile_m == 128 ? (p.m <= 128 ? " (m <= 128)" : " (256-row tiles would leave half the SMs or more idle)")
+                                                : "",
                          c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
@@ -396,8 +400,10 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
   generic.why = Why::fallback;
   generic.fallback = "candidate";
   out.push_back(generic);
+  // A stream-K tail depends on m: none for batch-invariant calls, as their model's choice has none.
+  const auto tail_breaks_invariance = [&p](int stream_k) { return invariant(p) && stream_k != 0; };
   for (const Sm90Config& cfg : sm90_configs()) {
-    if (sm90_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+    if (tail_breaks_invariance(cfg.stream_k) || sm90_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
     c.family = Family::sm90;
     c.sm90 = cfg;
@@ -406,7 +412,9 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     out.push_back(c);
   }
   for (const SimtConfig& cfg : simt_configs()) {
-    if (simt_reject(p, cfg, ctx.device) || simt_workspace_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+    if (tail_breaks_invariance(cfg.stream_k) || simt_reject(p, cfg, ctx.device) ||
+        simt_workspace_reject(p, cfg, ctx.device, workspace_bytes))
+      continue;
     Choice c;
     c.family = Family::simt;
     c.simt = cfg;
@@ -437,7 +445,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     out.push_back(c);
   }
   for (const Tf32Config& cfg : tf32_configs()) {
-    if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
+    if (tail_breaks_invariance(cfg.stream_k) || tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
     Choice c;
     c.family = Family::sm90_tf32;
     c.tf32 = cfg;
@@ -499,7 +507,9 @@ Plan describe(const Choice& c, const Problem& p) {
                                 c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "",
                                 c.family == Family::sm90 && c.sm90.cluster != param(*c.entry, "cluster", 1) ? kPairsWords
                                 : c.family == Family::sm90 && c.sm90.tile_m != param(*c.entry, "tile_m", 128) ? kSmallWords
-                                                                                                           : "");
+                                : c.family == Family::sm90_tf32 && c.tf32.tile_m != param(*c.entry, "tile_m", 256)
+                                    ? kSmallWords
+                                    : "");
       break;
     case Why::model:
       if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))

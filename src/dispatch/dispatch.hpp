@@ -66,7 +66,8 @@ void prepare_kernels(DeviceState& state);
 Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
 // Every kernel family and configuration that can compute p with this workspace (the model's
 // default configuration of each family, and for the tunable families their other configurations):
-// what `gemmlab tune --table` times, and what the tests run one by one.
+// what `gemmlab tune --table` times, and what the tests run one by one. For a batch-invariant
+// problem, none with a stream-K tail (which depends on m).
 std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
 void execute(const Choice& c, const Problem& p, const LaunchEnv& env);
 Plan describe(const Choice& c, const Problem& p);

@@ -53,7 +53,7 @@ DeviceState h100() {
   s.props.sm_count = 132;
   s.cc = 90;
   s.sm90_resident = {132, 66, 132, 132, 132, 66, 132};
-  s.tf32_resident = {132, 66, 132, 66};
+  s.tf32_resident = {132, 66, 132, 66, 132};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
 }
@@ -274,6 +274,26 @@ TEST(DispatchSm90, PairsSmallTilesWhereOperandRowsAreOffTheSectors) {
             "or B off the 32-byte sectors (no table entry near 1000x1000x1000)");
 }
 
+// A batch-invariant call's candidates have no stream-K tail: where the tail falls depends on m.
+TEST(DispatchCandidates, BatchInvariantCallsGetNoStreamKTail) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  for (DataType ab : {DataType::bf16, DataType::f32}) {
+    Problem p = problem(ab, DataType::f32, 1000, 256, 512);
+    p.tf32 = ab == DataType::f32;
+    int tails = 0, without = 0;
+    for (const Choice& c : candidates(ctx, p, std::size_t(1) << 26))
+      tails += c.sm90.stream_k != 0 || c.tf32.stream_k != 0 || c.simt.stream_k != 0;
+    EXPECT_GT(tails, 0) << "a reproducible call is offered tails";
+    p.determinism = Determinism::batch_invariant;
+    for (const Choice& c : candidates(ctx, p, std::size_t(1) << 26)) {
+      EXPECT_EQ(c.sm90.stream_k + c.tf32.stream_k + c.simt.stream_k, 0) << describe(c, p).config;
+      ++without;
+    }
+    EXPECT_GT(without, 1);
+  }
+}
+
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would
 // leave half the SMs idle with a K short against m and n; dense and plain calls only (the only
 // 64 x 64 instantiations), the model's choice and a table entry's alike.
@@ -312,7 +332,7 @@ TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
   EXPECT_EQ(c.sm90.tile_m, 64);
   EXPECT_EQ(c.sm90.tile_n, 64);
   EXPECT_EQ(describe(c, own).reason,
-            "dispatch table: measured fastest at 128x4096x4096 on sm90.wgmma; in 64x64 tiles: m <= 64, or 128x64 "
+            "dispatch table: measured fastest at 128x4096x4096 on sm90.wgmma; in 64-row tiles: m <= 64, or 128-row "
             "tiles would leave half the SMs or more idle");
   ContextImpl no_table;
   no_table.device = dev;
@@ -593,8 +613,9 @@ TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
 }
 
 // 128-row tiles for m <= 128 and where 256-row tiles would fill at most half the SMs; 256 rows
-// from there (one wave of 256-row tiles rather than two of 128-row ones).
-TEST(DispatchTf32, TakesTilesOf128RowsForFewRowsOrFewTiles) {
+// from there (one wave of 256-row tiles rather than two of 128-row ones). 64-row tiles by the same
+// measure against 128-row ones, where K is short against m and n.
+TEST(DispatchTf32, TakesTilesOf128Or64RowsForFewRowsOrFewTiles) {
   const DeviceState dev = h100();
   auto rows = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
     Problem p = problem(DataType::f32, DataType::f32, m, n, k);
@@ -604,9 +625,11 @@ TEST(DispatchTf32, TakesTilesOf128RowsForFewRowsOrFewTiles) {
     return c.tile_m;
   };
   EXPECT_EQ(rows(128, 28672, 8192), 128);  // decode-like: half of a 256-row tile would be padding
-  EXPECT_EQ(rows(32, 14336, 4096), 128);
-  EXPECT_EQ(rows(1000, 1000, 1000), 128);  // 32 tiles of 256 rows
-  EXPECT_EQ(rows(512, 512, 512), 128);
+  EXPECT_EQ(rows(32, 14336, 4096), 64);    // and half of a 128-row one
+  EXPECT_EQ(rows(1000, 1000, 1000), 64);   // 32 tiles of 256 rows, 64 of 128, 128 of 64
+  EXPECT_EQ(rows(512, 512, 512), 64);
+  EXPECT_EQ(rows(768, 1536, 1024), 128);   // 72 tiles of 128 rows: more than half the SMs
+  EXPECT_EQ(rows(512, 512, 32768), 128);   // a long K: split-K of 128-row tiles
   EXPECT_EQ(rows(1536, 1536, 1536), 256);  // 72 tiles: more than half the SMs
   EXPECT_EQ(rows(2048, 2048, 2048), 256);
   EXPECT_EQ(rows(4096, 4096, 4096), 256);
@@ -621,10 +644,24 @@ TEST(DispatchTf32, TakesTilesOf128RowsForFewRowsOrFewTiles) {
   Problem p = problem(DataType::f32, DataType::f32, 1000, 1000, 1000);
   p.tf32 = true;
   EXPECT_EQ(tf32_model_choice(p, dev, 1 << 26, true).tile_m, 256);  // batch-invariant: one configuration
-  // The tuner tries both.
-  int with_128 = 0;
-  for (const Tf32Config& c : tf32_configs()) with_128 += c.tile_m == 128;
+  // The tuner tries all three.
+  int with_128 = 0, with_64 = 0;
+  for (const Tf32Config& c : tf32_configs()) with_128 += c.tile_m == 128, with_64 += c.tile_m == 64;
   EXPECT_GE(with_128, 4);
+  EXPECT_GE(with_64, 2);
+  // A table entry's 128-row tiles become 64-row ones where those gain.
+  ContextImpl ctx;
+  ctx.device = dev;
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "tf32.f32", "layout": "NN", "m": 512, "n": 512, "k": 512, "kernel": "sm90.wgmma_swapab",
+     "config": {"tile_m": 128, "cluster": 1, "stream_k": 0}}]})",
+                          "test");
+  Problem near = problem(DataType::f32, DataType::f32, 500, 500, 500);
+  near.tf32 = true;
+  const Choice chosen = choose(ctx, near, 1 << 26);
+  ASSERT_EQ(chosen.why, Why::table) << describe(chosen, near).reason;
+  EXPECT_EQ(chosen.tf32.tile_m, 64);
+  EXPECT_NE(describe(chosen, near).reason.find("in 64-row tiles"), std::string::npos) << describe(chosen, near).reason;
 }
 
 TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {

@@ -22,7 +22,7 @@ namespace gemmlab::detail {
 
 namespace {
 
-// The kernel's tile (tc::sm90::Tf32TileOf, hopper_tf32.cuh): Tf32Config::tile_m (256 or 128) x 128 x 32.
+// The kernel's tile (tc::sm90::Tf32TileOf, hopper_tf32.cuh): Tf32Config::tile_m (256, 128 or 64) x 128 x 32.
 constexpr int kBN = 128, kBK = 32;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
@@ -37,8 +37,11 @@ const std::vector<Tf32Entry>& entries() {
 #endif
 
 // Co-resident clusters of c's instantiations as prepare_tf32 counted them (DeviceState::tf32_resident:
-// tiles of 256 rows alone, in pairs, then of 128 rows alone, in pairs), or one per SM (pair).
-std::size_t resident_index(int tile_m, int cluster) { return std::size_t((tile_m == 128 ? 2 : 0) + (cluster == 2 ? 1 : 0)); }
+// tiles of 256 rows alone, in pairs, then of 128 rows alone, in pairs, then of 64 rows alone), or one
+// per SM (pair).
+std::size_t resident_index(int tile_m, int cluster) {
+  return tile_m == 64 ? 4 : std::size_t((tile_m == 128 ? 2 : 0) + (cluster == 2 ? 1 : 0));
+}
 std::int64_t resident_units(const Tf32Config& c, const DeviceState& state) {
   const std::size_t idx = resident_index(c.tile_m, c.cluster);
   return idx < state.tf32_resident.size() && state.tf32_resident[idx] > 0 ? state.tf32_resident[idx]
@@ -156,7 +159,7 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
 }  // namespace
 
 void prepare_tf32(DeviceState& state) {
-  state.tf32_resident.assign(4, 0);
+  state.tf32_resident.assign(5, 0);
   if (state.cc != 90) return;
   for (const Tf32Entry& e : entries())
     GEMMLAB_CUDA(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(e.smem_bytes)));
@@ -320,16 +323,18 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   if (batch_invariant) return c;
   // Tiles of 128 rows where 256 would be half padding or more (m <= 128), or would fill at most
   // half the SMs (1000^3: 32 tiles of 256 x 128 for 132 SMs, 64 of 128 x 128); one wave of 256-row
-  // tiles (2048^3: 128) stays, rather than two of 128-row ones.
+  // tiles (2048^3: 128) stays, rather than two of 128-row ones. Of 64 rows by the same measure
+  // (tf32_small_tiles_where_they_gain).
   const std::int64_t sms = std::max(1, state.props.sm_count);
   if (p.m <= 128 || 2 * cdiv(p.m, 256) * cdiv(p.n, kBN) * p.batch <= sms) c.tile_m = 128;
+  c = tf32_small_tiles_where_they_gain(p, c, state);
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
   // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
   // points slower with clusters); not over a single row of tiles, whose A is one tile that every
   // CTA finds in L2 (64 x 128256 x 4096, L2 flushed, b57d250, H100 / H200: 0.772 / 0.653 ms alone
   // against 0.818 / 0.727 in pairs).
   const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN);
-  c.cluster = tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;
+  c.cluster = c.tile_m != 64 && tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;  // 64 rows: alone
   c.stream_k = int(TailMode::when_faster);
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
   // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum).
@@ -349,11 +354,22 @@ std::size_t tf32_copies_bytes(const Problem& p) { return copies_bytes(p); }
 
 bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 
+Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, const DeviceState& state) {
+  if (c.tile_m != 128 || c.cluster != 1 || c.splits > 1 || p.grouped()) return c;
+  // As sm90_small_tiles_where_they_gain: 128-row tiles leaving half the SMs idle, and a K short
+  // against m and n (a longer one is split-K's, on bigger tiles).
+  const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, kBN) * p.batch;
+  const bool few_tiles = 2 * tiles <= resident_units(c, state) && p.k <= 4 * std::max(p.m, p.n);
+  if (p.m <= 64 || few_tiles) c.tile_m = 64;
+  return c;
+}
+
 std::vector<Tf32Config> tf32_configs() {
   std::vector<Tf32Config> out;
-  for (int tile_m : {256, 128}) {
+  for (int tile_m : {256, 128, 64}) {
     for (int cluster : {1, 2})
-      for (int sk : {0, 1}) out.push_back({cluster, 8, sk, 1, tile_m});
+      for (int sk : {0, 1})
+        if (tile_m != 64 || cluster == 1) out.push_back({cluster, 8, sk, 1, tile_m});  // 64 rows: alone
     out.push_back({1, 8, 0, 4, tile_m});  // K in 4 slices
   }
   return out;

@@ -1,5 +1,5 @@
-// The library's TF32 kernel instantiations (tiles of 256 or 128 rows, clusters of 1 and 2, B N- or
-// K-major, plain or fused epilogue) and the host side of one launch.
+// The library's TF32 kernel instantiations (tiles of 256 or 128 rows in clusters of 1 and 2, of 64
+// rows alone; B N- or K-major, plain or fused epilogue) and the host side of one launch.
 #include <cstdint>
 
 #include <cuda_runtime.h>
@@ -79,7 +79,8 @@ const std::vector<Tf32Entry>& tf32_entries() {
       entry<256, 2, true, false>(),  entry<256, 2, true, true>(),   entry<128, 1, false, false>(),
       entry<128, 1, false, true>(),  entry<128, 1, true, false>(),  entry<128, 1, true, true>(),
       entry<128, 2, false, false>(), entry<128, 2, false, true>(),  entry<128, 2, true, false>(),
-      entry<128, 2, true, true>()};
+      entry<128, 2, true, true>(),   entry<64, 1, false, false>(),  entry<64, 1, false, true>(),
+      entry<64, 1, true, false>(),   entry<64, 1, true, true>()};
   return entries;
 }
 

@@ -14,11 +14,11 @@
 // N-major (B row-major, the ladder's case) or K-major (B_KMAJOR), which only changes where the
 // fragments are read from.
 //
-// Levels: a CTA computes a BM (m) x 128 (n) tile of D, BM = 256 or 128 (Tf32TileOf); each of its
+// Levels: a CTA computes a BM (m) x 128 (n) tile of D, BM = 256, 128 or 64 (Tf32TileOf); each of its
 // two consumer warpgroups owns 64 columns n and issues wgmma.m64n{BM}k8 with D = its 64 x BM slice
 // of D^T (BM / 2 FP32 accumulators per thread). A producer warpgroup issues the TMA copies (A: one
 // BM x 32 box; B: four boxes of 32 x 32, all 128-byte swizzled) into a 4-stage mbarrier pipeline
-// (6 stages with BM = 128, whose stages are half the size); the grid is persistent and walks the tiles
+// (6 stages with BM = 128, whose stages are half the size, 8 with BM = 64); the grid is persistent and walks the tiles
 // in grouped order for L2 reuse (over every item of a batch); D leaves through shared memory and TMA
 // stores. The pipeline is that of hopper.cuh (steps 4 to 7); what differs is the operand path and the
 // transposed epilogue. With clusters of 2 (CLUSTER), the two CTAs hold neighbouring tiles in n and
@@ -48,11 +48,11 @@
 namespace gemmlab::tc::sm90 {
 
 // BM = 128 serves problems of few rows (m <= 128) and few tiles: half the rows of padding or twice
-// the tiles of 256-row ones.
+// the tiles of 256-row ones; BM = 64 the same against 128-row ones (m <= 64, small problems).
 template <int BM_>
 struct Tf32TileOf {
   static constexpr int BM = BM_, BN = 128, BK = 32;       // BK: 32 floats = one 128-B row
-  static constexpr int STAGES = BM == 256 ? 4 : 6;
+  static constexpr int STAGES = BM == 256 ? 4 : BM == 128 ? 6 : 8;
   static constexpr int kConsumers = 2, kThreads = 3 * 128;
   static constexpr int kAccum = BM / 2;                   // 64 x BM FP32 per consumer warpgroup
   static constexpr int A_BYTES = BM * BK * 4;             // one TMA box of BM rows x 128 B
@@ -66,7 +66,7 @@ struct Tf32TileOf {
   using Ring = StoreRing<2, 2, EPI_PASSES>;
   static constexpr int EPI_BYTES = kConsumers * Ring::kBytes;
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
-  static_assert(BM == 128 || BM == 256, "wgmma wrappers exist for m64n128k8 and m64n256k8 TF32");
+  static_assert(BM == 64 || BM == 128 || BM == 256, "wgmma wrappers exist for m64n64k8, m64n128k8 and m64n256k8 TF32");
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
 };
 using Tf32Tile = Tf32TileOf<256>;  // the ladder's tile
@@ -246,8 +246,10 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
       for (int kk = 0; kk < BK / 8; ++kk)
         if constexpr (BM == 256)
           wgmma_m64n256k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
-        else
+        else if constexpr (BM == 128)
           wgmma_m64n128k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
+        else
+          wgmma_m64n64k8_tf32_rs(d, frag[F][kk], smem_desc(at + kk * 32, 16, 1024), (kt > kb || kk > 0) ? 1 : 0);
       wgmma_commit();
       wgmma_wait<1>();
       if (prev >= 0) release_stage<CLUSTER>(&empty[prev], ctid);
