@@ -630,6 +630,8 @@ TEST(DispatchTf32, TakesTilesOf128Or64RowsForFewRowsOrFewTiles) {
   EXPECT_EQ(rows(512, 512, 512), 64);
   EXPECT_EQ(rows(768, 1536, 1024), 128);   // 72 tiles of 128 rows: more than half the SMs
   EXPECT_EQ(rows(512, 512, 32768), 128);   // a long K: split-K of 128-row tiles
+  EXPECT_EQ(rows(256, 4096, 14336), 128);  // K longer than m and n
+  EXPECT_EQ(rows(8192, 64, 8192), 128);    // 64 columns: a 128-wide tile is half padding either way
   EXPECT_EQ(rows(1536, 1536, 1536), 256);  // 72 tiles: more than half the SMs
   EXPECT_EQ(rows(2048, 2048, 2048), 256);
   EXPECT_EQ(rows(4096, 4096, 4096), 256);

@@ -45,9 +45,10 @@ std::size_t tf32_copies_bytes(const Problem& p);
 bool tf32_swaps(const Problem& p, const Tf32Config& c);
 
 // c, or, where c is 128-row tiles alone and whole (no split-K), 64-row tiles: for m <= 64, and where
-// 128-row tiles would leave half the SMs or more idle with k <= 4 max(m, n) (1000^3: 64 tiles of
-// 128 x 128 for 132 SMs, 128 of 64 x 128). Applied to the table's entries as well as the model's
-// choice: the entries were measured before 64-row tiles existed (docs/shapes.md, "64 x 64 tiles").
+// 128-row tiles would leave half the SMs or more idle with k <= max(m, n) and n > 64 (1000^3: 64
+// tiles of 128 x 128 for 132 SMs, 128 of 64 x 128). Applied to the table's entries as well as the
+// model's choice: the entries were measured before 64-row tiles existed (docs/shapes.md, "64-row
+// TF32 tiles").
 Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, const DeviceState& state);
 
 // The kernel function and grid of a launch (for the lab's analyses).
