@@ -239,6 +239,17 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
 
+// What dispatch changed in a table entry's configuration, in words: the pairs or the 64-row tiles
+// (choose_sm90's and choose_tf32's from_entry).
+const char* entry_changed_words(const Choice& c) {
+  if (c.family == Family::sm90) {
+    const Sm90Config entry = sm90_from(*c.entry);
+    return c.sm90.cluster != entry.cluster ? kPairsWords : c.sm90.tile_m != entry.tile_m ? kSmallWords : "";
+  }
+  if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
+  return "";
+}
+
 // What the model's choice says in words.
 std::string model_words(const Choice& c, const Problem& p) {
   switch (c.family) {
@@ -505,11 +516,7 @@ Plan describe(const Choice& c, const Problem& p) {
       plan.reason = fmt::format("dispatch table: measured fastest at {} on {}{}{}",
                                 shape_text(c.entry->m, c.entry->n, c.entry->k, c.entry->batch), c.entry->kernel,
                                 c.tail_here ? " (a stream-K tail where the model finds it gains at this shape)" : "",
-                                c.family == Family::sm90 && c.sm90.cluster != param(*c.entry, "cluster", 1) ? kPairsWords
-                                : c.family == Family::sm90 && c.sm90.tile_m != param(*c.entry, "tile_m", 128) ? kSmallWords
-                                : c.family == Family::sm90_tf32 && c.tf32.tile_m != param(*c.entry, "tile_m", 256)
-                                    ? kSmallWords
-                                    : "");
+                                entry_changed_words(c));
       break;
     case Why::model:
       if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))
