@@ -244,7 +244,9 @@ constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tile
 const char* entry_changed_words(const Choice& c) {
   if (c.family == Family::sm90) {
     const Sm90Config entry = sm90_from(*c.entry);
-    return c.sm90.cluster != entry.cluster ? kPairsWords : c.sm90.tile_m != entry.tile_m ? kSmallWords : "";
+    // 64-row tiles first: they are always alone, so an entry's pairs of 128 x 256 tiles turned into
+    // them change the cluster too.
+    return c.sm90.tile_m != entry.tile_m ? kSmallWords : c.sm90.cluster != entry.cluster ? kPairsWords : "";
   }
   if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
   return "";

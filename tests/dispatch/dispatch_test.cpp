@@ -334,6 +334,17 @@ TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
   EXPECT_EQ(describe(c, own).reason,
             "dispatch table: measured fastest at 128x4096x4096 on sm90.wgmma; in 64-row tiles: m <= 64, or 128-row "
             "tiles would leave half the SMs or more idle");
+  // An entry of 128 x 256 tiles in pairs, at m <= 64: 64 x 64 tiles alone, and said so.
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "bf16.bf16", "layout": "NN", "m": 64, "n": 65536, "k": 4096, "kernel": "sm90.wgmma",
+     "config": {"tile_m": 128, "tile_n": 256, "cluster": 2, "stream_k": 1}}]})",
+                          "test");
+  const Problem wide = problem(DataType::bf16, DataType::bf16, 64, 65536, 4096);
+  c = choose(ctx, wide, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, wide).reason;
+  EXPECT_EQ(c.sm90.tile_m, 64);
+  EXPECT_EQ(c.sm90.cluster, 1);
+  EXPECT_NE(describe(c, wide).reason.find("in 64-row tiles"), std::string::npos) << describe(c, wide).reason;
   ContextImpl no_table;
   no_table.device = dev;
   c = choose(no_table, own, ws);
