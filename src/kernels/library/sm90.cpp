@@ -361,9 +361,8 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // skinny_first) and that split-K leaves whole: B is streamed once whatever the tile, and 128 x 256
   // tiles with a stream-K tail stream it faster than 128 x 128 ones (L2 flushed, b30db82, `gemmlab
   // tune --cold`: 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 /
-  // H200). 16 x 8192 x 28672 ran split-K over 128 x 128 tiles before 64 x 64 tiles existed (2 slices,
-  // 0.190 ms against 0.197 in wide tiles, H100 at 820846f); its 128 tiles of 64 x 64 are not split,
-  // and wide tiles run it (H200, hot L2: 0.139 ms against 0.142 in 64 x 64 tiles).
+  // H200). 16 x 8192 x 28672 ran split-K over 128 x 128 tiles before 64 x 64 tiles existed; its 128
+  // tiles of 64 x 64 are not split, and wide tiles run it (docs/shapes.md, "64 x 64 tiles").
   const double b_bytes = double(p.n) * double(p.k) * double(size_of(p.ab));
   if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28) && c.splits == 1) {
     c = Sm90Config{};
@@ -375,8 +374,8 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state) {
   if (c.tile_m != 128 || c.splits > 1 || p.grouped() || p.has_epilogue()) return c;
   // Few tiles: 128 x 64 ones would leave half the SMs or more idle, and K is not so long that
-  // split-K of bigger tiles serves better (a 64 x 64 tile multiplies at about two thirds of a
-  // 128 x 128 one's rate: 512 x 512 x 32768 in 8 slices of 128 x 128 tiles beats 2 of 64 x 64).
+  // split-K of bigger tiles serves better (a 64 x 64 tile multiplies at a lower rate than a
+  // 128 x 128 one: docs/shapes.md, "64 x 64 tiles").
   const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, 64) * p.batch;  // of 128 x 64
   const bool few_tiles = c.tile_n <= 128 && c.cluster == 1 && 2 * tiles <= counted_resident(Sm90Config{128, 64, 1}, state) &&
                          p.k <= 4 * std::max(p.m, p.n);

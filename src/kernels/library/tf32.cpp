@@ -357,9 +357,9 @@ bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, const DeviceState& state) {
   if (c.tile_m != 128 || c.cluster != 1 || c.splits > 1 || p.grouped()) return c;
   // As sm90_small_tiles_where_they_gain: 128-row tiles leaving half the SMs idle, and a K no longer
-  // than m or n (a longer one is split-K's or the stream-K tail's, on bigger tiles: 256 x 4096 x
-  // 14336 and 128 x 8192 x 28672 lost 8 to 20% in 64-row tiles), over more than 64 columns (the
-  // tile is 128 wide: 8192 x 64 x 8192 lost 15%; docs/shapes.md, "64-row TF32 tiles").
+  // than m or n (a longer one is split-K's or the stream-K tail's, on bigger tiles), over more than
+  // 64 columns (the tile is 128 wide, half padding either way). Where the looser rule lost:
+  // docs/shapes.md, "64-row TF32 tiles".
   const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, kBN) * p.batch;
   const bool few_tiles = 2 * tiles <= resident_units(c, state) && p.k <= std::max(p.m, p.n) && p.n > 64;
   if (p.m <= 64 || few_tiles) c.tile_m = 64;
