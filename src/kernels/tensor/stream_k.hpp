@@ -110,16 +110,18 @@ inline constexpr const char* kStreamKParamHelp =
 // one helper's sums about 2.
 inline constexpr int kPublishCost = 3, kAddCost = 2;
 
-// The tail of `units` walked by `clusters` resident clusters of k_tiles each. The owners' share
-// owner_k is the one with the shortest modelled tail: the longer of an owner's path (owner_k k-tiles,
+// The modelled tail of `units` walked by `clusters` resident clusters of k_tiles each: the owners'
+// share owner_k with the shortest modelled tail, the longer of an owner's path (owner_k k-tiles,
 // then adding each helper's sums) and a helper's (its share of the remaining k-tiles, plus publishing
-// each item). when_faster keeps the tail only where that beats a whole last wave (K k-tiles) by a
-// quarter: at 8192^3 in BF16 (34 tail units, 32 helpers) it does, at 4096^3 (58 tail units, 8
-// helpers, so 8 items each) it does not. No tail when the waves are whole, when there is less than
-// one wave (every cluster already has at most one unit), or when the tail's k-tile iterations would
-// not fit the kernels' 32-bit counters.
-inline TailPlan plan_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles, TailMode mode) {
-  if (mode == TailMode::off || k_tiles < 2 || units <= clusters || units % clusters == 0) return {};
+// each item), and that time in k-tiles. No tail (units 0) when the waves are whole, when there is
+// less than one wave (every cluster already has at most one unit), or when the tail's k-tile
+// iterations would not fit the kernels' 32-bit counters.
+struct TailModel {
+  TailPlan plan;
+  std::int64_t time = 0;  // k-tile times, against k_tiles for a whole last wave
+};
+inline TailModel model_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles) {
+  if (k_tiles < 2 || units <= clusters || units % clusters == 0) return {};
   const std::int64_t tail = units % clusters, helpers = clusters - tail;
   if (tail * k_tiles >= (std::int64_t(1) << 31)) return {};
   std::int64_t best_time = 0, best_k = 0;
@@ -131,8 +133,17 @@ inline TailPlan plan_stream_k_tail(std::int64_t units, std::int64_t clusters, st
     const std::int64_t time = std::max(kc + kAddCost * contributors, per_helper + kPublishCost * items);
     if (best_k == 0 || time < best_time) best_time = time, best_k = kc;
   }
-  if (mode == TailMode::when_faster && 4 * best_time > 3 * k_tiles) return {};
-  return {int(tail), int(best_k)};
+  return {{int(tail), int(best_k)}, best_time};
+}
+
+// The tail a launch takes: TailMode::when_faster keeps the modelled one only where it beats a whole
+// last wave (K k-tiles) by a quarter: at 8192^3 in BF16 (34 tail units, 32 helpers) it does, at
+// 4096^3 (58 tail units, 8 helpers, so 8 items each) it does not.
+inline TailPlan plan_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles, TailMode mode) {
+  if (mode == TailMode::off) return {};
+  const TailModel m = model_stream_k_tail(units, clusters, k_tiles);
+  if (mode == TailMode::when_faster && 4 * m.time > 3 * k_tiles) return {};
+  return m.plan;
 }
 
 // Workspace for the partial sums: a slot of bm x bn FP32 per CTA of the grid, when there is a tail
