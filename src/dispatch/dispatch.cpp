@@ -260,8 +260,10 @@ std::string model_words(const Choice& c, const Problem& p) {
         return fmt::format("split-K in {} slices: few tiles and a long K (partial sums added in a second pass)",
                            c.sm90.splits);
       if (c.sm90.tile_m == 64)
-        return p.m <= 64 ? "64x64 tiles: m <= 64 (a 128-row tile would be half padding)"
-                         : "64x64 tiles: 128x64 tiles would leave half the SMs or more idle";
+        return fmt::format("{}{}",
+                           p.m <= 64 ? "64x64 tiles: m <= 64 (a 128-row tile would be half padding)"
+                                     : "64x64 tiles: 128x64 tiles would leave half the SMs or more idle",
+                           c.sm90.tile_n == 32 ? "; 64x32 ones, since 64x64 tiles would fill at most half the SMs" : "");
       if (c.sm90.tile_n == 64)
         return fmt::format("{}{}", p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle",
                            c.sm90.cluster == 2 ? kPairsWords : "");

@@ -52,7 +52,7 @@ DeviceState h100() {
   s.props.name = "NVIDIA H100 80GB HBM3";
   s.props.sm_count = 132;
   s.cc = 90;
-  s.sm90_resident = {132, 66, 132, 132, 132, 66, 132};
+  s.sm90_resident = {132, 66, 132, 132, 132, 66, 132, 132};
   s.tf32_resident = {132, 66, 132, 66, 132};
   s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
   return s;
@@ -295,8 +295,9 @@ TEST(DispatchCandidates, BatchInvariantCallsGetNoStreamKTail) {
 }
 
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would
-// leave half the SMs idle with a K short against m and n; dense and plain calls only (the only
-// 64 x 64 instantiations), the model's choice and a table entry's alike.
+// leave half the SMs idle with a K short against m and n, and 64 x 32 tiles where 64 x 64 ones
+// would fill at most half the SMs with a K-major A; dense and plain calls only (the only 64-row
+// instantiations), the model's choice and a table entry's alike.
 TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
   const DeviceState dev = h100();
   const std::size_t ws = std::size_t(1) << 26;
@@ -309,7 +310,20 @@ TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
   EXPECT_EQ(tile(64, 128256, 4096), (Tile{64, 64}));    // even where 128 x 256 tiles filled 3.8 waves
   EXPECT_EQ(tile(128, 4096, 4096), (Tile{64, 64}));     // 64 tiles of 128 x 64, 128 of 64 x 64
   EXPECT_EQ(tile(8192, 64, 8192), (Tile{64, 64}));      // likewise (it was split-K over 64 tiles)
-  EXPECT_EQ(tile(256, 256, 256), (Tile{64, 64}));
+  EXPECT_EQ(tile(256, 256, 256), (Tile{64, 64}));     // 16 tiles, but 4 k-tiles: fixed costs dominate
+  EXPECT_EQ(tile(512, 512, 512), (Tile{64, 64}));
+  EXPECT_EQ(tile(64, 4096, 4096), (Tile{64, 32}));    // 64 tiles of 64 x 64, 128 of 64 x 32, not split (below)
+  EXPECT_EQ(tile(128, 2048, 2048), (Tile{64, 32}));   // likewise
+  EXPECT_EQ(tile(64, 2048, 2048), (Tile{64, 64}));    // 64 of 64 x 32 would still leave half the SMs idle
+  EXPECT_EQ(tile(96, 2048, 2048), (Tile{64, 64}));    // a tile row a quarter padding
+  EXPECT_EQ(tile(128, 2048, 8192), (Tile{64, 64}));   // K long against m and n
+  EXPECT_EQ(tile(768, 768, 768), (Tile{128, 64}));    // 72 tiles of 128 x 64: over half the SMs
+  EXPECT_EQ(tile(64, 64, 65536), (Tile{64, 64}));     // a long K: split-K over 64 x 64 tiles
+  EXPECT_EQ(tile(120, 2048, 3000), (Tile{64, 64}));   // A's rows of 6000 bytes lie off the 32-byte sectors
+  EXPECT_EQ(tile(64, 3500, 3000), (Tile{64, 64}));    // B's rows of 7000 bytes likewise
+  Problem tn = problem(DataType::bf16, DataType::bf16, 64, 4096, 2048);
+  tn.a.k_major = false, tn.a.ld = 64;  // an M-major A in rows of 128 bytes
+  EXPECT_EQ(sm90_model_choice(tn, dev, ws, false).tile_n, 32);
   EXPECT_EQ(tile(1000, 1000, 1000), (Tile{128, 64}));   // 128 tiles of 128 x 64 fill the GPU
   EXPECT_EQ(tile(512, 512, 32768), (Tile{128, 128}));   // a long K: split-K of bigger tiles
   EXPECT_EQ(tile(4096, 4096, 4096), (Tile{128, 256}));
@@ -404,12 +418,14 @@ TEST(DispatchSm90, SplitsKForAFewTilesWithALongK) {
   // Less workspace: fewer slices (16 of 64 KiB fit 1 MiB); none fit 100 KiB.
   EXPECT_EQ(sm90_model_choice(one, dev, 1 << 20, false).splits, 16);
   EXPECT_EQ(sm90_model_choice(one, dev, 100000, false).splits, 1);
-  // 64 x 4096 x 4096: 64 tiles of 64 x 64: 2 slices of 32 k-tiles; 128 x 4096 x 4096: 128 tiles of
-  // 64 x 64, none; 512 x 512 x 32768 (K long against m and n): 8 slices of 128 x 128 tiles.
-  // 1024^3 (64 tiles, 16 k-tiles each), 4096^3 and a batch of small problems: none.
+  // 64 x 4096 x 4096: 128 tiles of 64 x 32, none (64 tiles of 64 x 64 took 2 slices of 32 k-tiles
+  // before 64 x 32 tiles); 128 x 4096 x 4096: 128 tiles of 64 x 64, none; 512 x 512 x 32768 (K long
+  // against m and n): 8 slices of 128 x 128 tiles. 1024^3 (64 tiles, 16 k-tiles each), 4096^3 and a
+  // batch of small problems: none.
   const Sm90Config decode = sm90_model_choice(problem(DataType::bf16, DataType::f32, 64, 4096, 4096), dev, ws, false);
   EXPECT_EQ(decode.tile_m, 64);
-  EXPECT_EQ(decode.splits, 2);
+  EXPECT_EQ(decode.tile_n, 32);
+  EXPECT_EQ(decode.splits, 1);
   const Sm90Config rows128 = sm90_model_choice(problem(DataType::bf16, DataType::f32, 128, 4096, 4096), dev, ws, false);
   EXPECT_EQ(rows128.tile_m, 64);
   EXPECT_EQ(rows128.splits, 1);

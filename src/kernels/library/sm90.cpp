@@ -37,7 +37,7 @@ std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 // along the side that shares the larger operand tile (hopper.cuh): 128 x 256 tiles along M (sharing
 // B), 128 x 64 tiles along N (sharing A).
 constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1},
-                                 {128, 64, 1},  {128, 64, 2},  {64, 64, 1}};
+                                 {128, 64, 1},  {128, 64, 2},  {64, 64, 1},   {64, 32, 1}};
 constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
   for (int i = 0; i < kTileCount; ++i)
@@ -102,6 +102,14 @@ struct Copies {
 };
 Copies copies_for(const Problem& p) {
   return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch, 2), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch, 2)};
+}
+
+// An operand read in place (a copy has rows of 128-byte multiples) whose rows start off the 32-byte
+// sectors: the TMA reads such rows at about half speed (docs/shapes.md, "Copies in rows of 128 bytes").
+bool rows_off_sectors(const Problem& p, const Operand& o, bool copied) {
+  constexpr std::uintptr_t kSector = 32;
+  return !copied && (reinterpret_cast<std::uintptr_t>(o.ptr) % kSector != 0 ||
+                     std::uintptr_t(o.ld) * size_of(p.ab) % kSector != 0);
 }
 
 // Blocks of D for a single problem whose copies do not fit the workspace (CopyBlocks); none for a
@@ -345,10 +353,10 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
   // stream-K tail shares out such a launch too, but its owner adds every helper's partial tile
   // alone; split-K's second pass spreads the adding over the GPU.
-  // 64 x 64 tiles are split as they are (m <= 64, or a K short against m and n).
+  // 64-row tiles are split as they are (m <= 64, or a K short against m and n).
   {
     constexpr std::int64_t kMinSliceTiles = 8;
-    const int rows = c.tile_m == 64 ? 64 : 128, width = rows == 64 || (!p.grouped() && p.n <= 64) ? 64 : 128;
+    const int rows = c.tile_m == 64 ? 64 : 128, width = rows == 64 ? c.tile_n : !p.grouped() && p.n <= 64 ? 64 : 128;
     const std::int64_t tiles = cdiv(p.m, rows) * cdiv(p.n, width);
     const std::int64_t resident = counted_resident(Sm90Config{rows, width, 1}, state);
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
@@ -380,6 +388,21 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   const bool few_tiles = c.tile_n <= 128 && c.cluster == 1 && 2 * tiles <= counted_resident(Sm90Config{128, 64, 1}, state) &&
                          p.k <= 4 * std::max(p.m, p.n);
   if (p.m <= 64 || few_tiles) c.tile_m = 64, c.tile_n = 64, c.cluster = 1;
+  // 64 x 32 tiles where they fill more than half a wave and at most one, which 64 x 64 ones would
+  // fill at most half of: a tile reads A once per 32 columns instead of 64, so they pay only where
+  // they turn idle SMs into busy ones without split-K. Not where a tile row is over an eighth
+  // padding (the added CTAs multiply zeros), where K is long against m and n (split-K of 64 x 64
+  // tiles serves better), with fewer than 16 k-tiles (a tile's fixed costs dominate: 512^3 measured
+  // no faster), or where an operand's rows lie off the 32-byte sectors, whose slow reads twice the
+  // CTAs would make (docs/shapes.md, "64 x 32 tiles").
+  constexpr std::int64_t kMinKTiles32 = 16;
+  const std::int64_t tiles32 = cdiv(p.m, 64) * cdiv(p.n, 32) * p.batch, padding = cdiv(p.m, 64) * 64 - p.m;
+  const std::int64_t resident32 = counted_resident(Sm90Config{64, 32, 1}, state);
+  const Copies copies = copies_for(p);
+  if (c.tile_m == 64 && 8 * padding <= p.m && p.k <= 2 * std::max(p.m, p.n) && cdiv(p.k, kBK) >= kMinKTiles32 &&
+      2 * tiles32 > resident32 && tiles32 <= resident32 && !rows_off_sectors(p, p.a, copies.a.needed) &&
+      !rows_off_sectors(p, p.b, copies.b.needed))
+    c.tile_n = 32;
   return c;
 }
 
@@ -389,16 +412,10 @@ Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c) {
   if (c.tile_m != 128 || c.tile_n != 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() ||
       cdiv(p.n, 64) < 2)
     return c;
-  // Read in place (a copy has rows of 128-byte multiples) with rows off the 32-byte sectors.
-  const auto off_sectors = [&](const Operand& o, bool copied) {
-    constexpr std::uintptr_t kSector = 32;
-    return !copied && (reinterpret_cast<std::uintptr_t>(o.ptr) % kSector != 0 ||
-                       std::uintptr_t(o.ld) * size_of(p.ab) % kSector != 0);
-  };
   const Copies copies = copies_for(p);
   const std::int64_t k_tiles = cdiv(p.k, kBK);
-  if ((off_sectors(p.a, copies.a.needed) && k_tiles >= kMinKTilesA) ||
-      (off_sectors(p.b, copies.b.needed) && k_tiles >= kMinKTilesB))
+  if ((rows_off_sectors(p, p.a, copies.a.needed) && k_tiles >= kMinKTilesA) ||
+      (rows_off_sectors(p, p.b, copies.b.needed) && k_tiles >= kMinKTilesB))
     c.cluster = 2;
   return c;
 }
@@ -414,11 +431,12 @@ std::vector<Sm90Config> sm90_configs() {
   Sm90Config split{128, 128, 1};  // 128 x 128 tiles, K in 4 slices
   split.splits = 4;
   out.push_back(split);
-  for (int splits : {2, 4}) {  // 64 x 64 tiles, K in 2 or 4 slices
-    Sm90Config small{64, 64, 1};
-    small.splits = splits;
-    out.push_back(small);
-  }
+  for (int width : {64, 32})
+    for (int splits : {2, 4}) {  // 64 x 64 and 64 x 32 tiles, K in 2 or 4 slices
+      Sm90Config small{64, width, 1};
+      small.splits = splits;
+      out.push_back(small);
+    }
   return out;
 }
 

@@ -61,9 +61,12 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 // c, or, where c is 128-row tiles without split-K, 64 x 64 tiles: for m <= 64, where half of every
 // 128-row tile is padding, and where single tiles of at most 128 columns would be 128 x 64 tiles
 // leaving half the SMs or more idle (128 x 4096 x 4096: 64 tiles for 132 SMs, 128 of 64 x 64) and
-// k <= 4 max(m, n) (a longer K is split-K's, on bigger tiles).
-// Dense, plain epilogue (the only 64 x 64 instantiations: sm90_impl.cuh). Applied to the table's
-// entries as well as the model's choice: the entries were measured before 64 x 64 tiles existed
+// k <= 4 max(m, n) (a longer K is split-K's, on bigger tiles). And 64 x 32 tiles where they fill
+// more than half a wave and at most one (64 x 4096 x 4096, 128 x 2048 x 2048), with rows at most
+// an eighth padding, 1024 <= k <= 2 max(m, n) and operand rows on 32-byte sectors (docs/shapes.md,
+// "64 x 32 tiles").
+// Dense, plain epilogue (the only 64-row instantiations: sm90_impl.cuh). Applied to the table's
+// entries as well as the model's choice: the entries were measured before 64-row tiles existed
 // (docs/shapes.md, "64 x 64 tiles").
 Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state);
 

@@ -42,22 +42,24 @@ using tc::sm90::Sm90Shape;
 // with half of A's reads from L2 (docs/shapes.md, "Pairs of 128 x 64 tiles"); plain epilogue only.
 // 64 x 64 tiles (one consumer warpgroup) serve m <= 64 and other shapes too small for 128-row
 // tiles to fill the GPU (docs/shapes.md, "64 x 64 tiles"); twelve stages in flight, plain epilogue,
-// dense only.
-constexpr int kShapeCount = 56;
+// dense only. 64 x 32 tiles likewise, with sixteen stages: twice the CTAs of 64 x 64 ones over a
+// small problem (docs/shapes.md, "64 x 32 tiles").
+constexpr int kShapeCount = 60;
 constexpr std::array<Sm90Shape, kShapeCount> library_shapes() {
   std::array<Sm90Shape, kShapeCount> out{};
-  const Sm90Shape tiles[7] = {Sm90Shape{.bm = 128, .bn = 256, .stages = 4},
+  const Sm90Shape tiles[8] = {Sm90Shape{.bm = 128, .bn = 256, .stages = 4},
                               Sm90Shape{.bm = 128, .bn = 256, .stages = 4, .cluster_m = 2},
                               Sm90Shape{.bm = 128, .bn = 192, .stages = 4},
                               Sm90Shape{.bm = 128, .bn = 128, .stages = 6},
                               Sm90Shape{.bm = 128, .bn = 64, .stages = 8},
                               Sm90Shape{.bm = 128, .bn = 64, .stages = 8, .cluster_n = 2},
-                              Sm90Shape{.bm = 64, .bn = 64, .stages = 12}};
+                              Sm90Shape{.bm = 64, .bn = 64, .stages = 12},
+                              Sm90Shape{.bm = 64, .bn = 32, .stages = 16}};
   int n = 0;
   for (int grouped = 0; grouped < 2; ++grouped)
     for (const Sm90Shape& t : tiles) {
       const bool pairs = t.cluster_m * t.cluster_n > 1;
-      if (grouped && (pairs || t.bn == 64 || t.bn == 192)) continue;
+      if (grouped && (pairs || t.bn <= 64 || t.bn == 192)) continue;
       for (int a = 0; a < 2; ++a)
         for (int b = 0; b < 2; ++b)
           for (int fused = 0; fused < 2; ++fused) {
@@ -102,13 +104,16 @@ void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const S
           : tc::make_tensor_map_3d(p.a.ptr, ab, p.k, p.m, p.a.ld, a_depth, p.a.stride, 64, 64, tc::Swizzle::b128);
   const std::int64_t b_items = grouped ? p.groups : p.batch;
   const std::int64_t b_depth = p.b.stride == 0 ? 1 : b_items;
-  const CUtensorMap mb = Cfg::kBKMajor
-                             ? tc::make_tensor_map_3d(p.b.ptr, ab, p.n, p.k, p.b.ld, b_depth, p.b.stride, 64, 64, tc::Swizzle::b128)
-                             : tc::make_tensor_map_3d(p.b.ptr, ab, p.k, p.n, p.b.ld, b_depth, p.b.stride, 64, 64, tc::Swizzle::b128);
+  const CUtensorMap mb =
+      Cfg::kBKMajor
+          ? tc::make_tensor_map_3d(p.b.ptr, ab, p.n, p.k, p.b.ld, b_depth, p.b.stride, Cfg::B_BOX, 64, tc::Swizzle::b128)
+          : tc::make_tensor_map_3d(p.b.ptr, ab, p.k, p.n, p.b.ld, b_depth, p.b.stride, 64, Cfg::B_BOX,
+                                   Cfg::kBSwizzle64 ? tc::Swizzle::b64 : tc::Swizzle::b128);
   const std::int64_t d_depth = grouped ? 1 : p.batch;
-  const CUtensorMap md = plan.tma_store ? tc::make_tensor_map_3d(p.d, out, p.m, p.n, p.ldd, d_depth, p.stride_d, 64,
-                                                                 Cfg::BOX_COLS, tc::Swizzle::b128)
-                                        : ma;  // not used by the kernel
+  const CUtensorMap md =
+      plan.tma_store ? tc::make_tensor_map_3d(p.d, out, p.m, p.n, p.ldd, d_depth, p.stride_d, 64, Cfg::BOX_COLS,
+                                              Cfg::BOX_ROW_BYTES == 128 ? tc::Swizzle::b128 : tc::Swizzle::b64)
+                     : ma;  // not used by the kernel
   HopperArgs args{};
   args.M = int(p.m), args.N = int(p.n), args.K = int(p.k);
   args.batch = grouped ? 1 : int(p.batch);

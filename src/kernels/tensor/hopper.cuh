@@ -2,7 +2,7 @@
 // BF16/FP16 kernel.
 //
 // Levels: a CTA computes a BM x BN tile of D (128 x 256 by default; 256 x 128 and 128 x 128 in
-// step 7; 128 x 64 and 64 x 64 in the library); each of its two *consumer* warpgroups (4 warps, 128
+// step 7; 128 x 64, 64 x 64 and 64 x 32 in the library); each of its two *consumer* warpgroups (4 warps, 128
 // threads; one where BM is 64) owns BM / 2 rows and issues wgmma.m64nBNk16 for each 64 of them,
 // which reads A and B straight from shared memory and accumulates 64 x BN FP32 values in registers
 // (BN / 2 per thread and 64-row block). Tiles reach shared memory by TMA (cp.async.bulk.tensor): one thread describes a
@@ -110,14 +110,21 @@ struct HopperConfig {
   static constexpr int A_BOX_ROWS = kAKMajor && BM / kClusterN >= 128 ? 128 : 64;  // rows (K-major) or columns (M-major) per box
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
-  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 8, 16, 24 or 32 KB
-  static constexpr int B_BOX_BYTES = BK * 64 * int(sizeof(T));  // one box of 64 columns (N-major) or rows (K-major)
+  static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 4, 8, 16, 24 or 32 KB
+  // B's boxes hold 64 columns (N-major) or rows (K-major), or all BN of a narrower tile: an N-major
+  // box of 32 columns has rows of 64 bytes, which take TMA's 64-byte swizzle (and wgmma's
+  // descriptor says so), since the 128-byte one needs rows of 128.
+  static constexpr int B_BOX = BN < 64 ? BN : 64;
+  static constexpr int B_BOX_BYTES = BK * B_BOX * int(sizeof(T));
+  static constexpr bool kBSwizzle64 = !kBKMajor && B_BOX * int(sizeof(T)) == 64;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
   // The TMA epilogue stores a warpgroup's tile as EPI_BOXES boxes of 64 rows x 128 bytes (BOX_COLS
   // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh); of one where the
   // tile is one box (128 x 64 with 16-bit D), of three where it is three (128 x 192 with 16-bit D:
   // the ring must divide the tile, and a ring of one would store a tile's boxes one after another).
-  static constexpr int BOX_COLS = 128 / int(sizeof(OutT));
+  // A 32-column tile of 16-bit D is one box of 64-byte rows, in the 64-byte swizzle.
+  static constexpr int BOX_COLS = 128 / int(sizeof(OutT)) < BN ? 128 / int(sizeof(OutT)) : BN;
+  static constexpr int BOX_ROW_BYTES = BOX_COLS * int(sizeof(OutT));  // 128, or 64
   static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
   using Ring = StoreRing<(EPI_BOXES < 2 || EPI_BOXES % 2 ? EPI_BOXES : 2), 1, EPI_BOXES>;
   // The deferred epilogue: the last DEFER_BOXES boxes of a tile wait in registers (16 per box and
@@ -137,9 +144,11 @@ struct HopperConfig {
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
   static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
-  static_assert(BN == 64 || BN == 128 || BN == 192 || BN == 256, "wgmma wrappers exist for n = 64, 128, 192 and 256");
+  static_assert(BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                "wgmma wrappers exist for n = 32, 64, 128, 192 and 256");
   static_assert(BM == 128 || (BM == 256 && BN == 128) || (BM == 64 && BN <= 128),
-                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128, 128 x 64, 64 x 128 or 64 x 64");
+                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128, 128 x 64, 64 x 128, 64 x 64 or 64 x 32");
+  static_assert(BN >= 64 || (BM == 64 && kCluster == 1), "32-column tiles have 64 rows and no cluster");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128 or 128 x 64");
   static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
@@ -176,12 +185,14 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::ui
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
-    else wgmma_m64n64k16_bf16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 64) wgmma_m64n64k16_bf16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n32k16_bf16<TA, TB>(d, da, db, scale_d);
   } else {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
-    else wgmma_m64n64k16_f16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 64) wgmma_m64n64k16_f16<TA, TB>(d, da, db, scale_d);
+    else wgmma_m64n32k16_f16<TA, TB>(d, da, db, scale_d);
   }
 }
 
@@ -295,7 +306,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int b_z = args.b_bcast ? 0 : t.item;  // grouped: item is the group
     mbar_wait(empty_s, ((it / S) & 1) ^ 1);
     mbar_expect_tx(full_s, Cfg::STAGE_BYTES);
-    constexpr int a_boxes = BM / Cfg::A_BOX_ROWS, b_boxes = BN / 64;
+    constexpr int a_boxes = BM / Cfg::A_BOX_ROWS, b_boxes = BN / Cfg::B_BOX;
     // One box of A or B: K-major boxes are addressed (k, row), MN-major ones (row, k).
     auto load_a = [&](int j, bool multicast) {
       const int x = Cfg::kAKMajor ? k : a_row + Cfg::A_BOX_ROWS * j, y = Cfg::kAKMajor ? a_row + Cfg::A_BOX_ROWS * j : k;
@@ -304,7 +315,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       else tma_load_3d(a + j * Cfg::A_BOX_BYTES, &tm_a, full_s, x, y, a_z);
     };
     auto load_b = [&](int j, bool multicast) {
-      const int x = Cfg::kBKMajor ? k : b_col + 64 * j, y = Cfg::kBKMajor ? b_col + 64 * j : k;
+      const int x = Cfg::kBKMajor ? k : b_col + Cfg::B_BOX * j, y = Cfg::kBKMajor ? b_col + Cfg::B_BOX * j : k;
       if constexpr (Cfg::k2dMaps) tma_load(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y);
       else if (multicast) tma_load_multicast_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z, 0x3);
       else tma_load_3d(b + j * Cfg::B_BOX_BYTES, &tm_b, full_s, x, y, b_z);
@@ -432,14 +443,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item
   // z: written into the ring's next slot from pairs[], then stored by TMA (the engine clips the
   // matrix edges). Pair p lands at row r = warp*16 + lane/4 (+8 for odd p), bytes of group p / 2 in
-  // the 128-B swizzle.
+  // box's swizzle (128 bytes, or 64 for a box of 64-byte rows).
   auto store_box = [&](int bx, int row0, int col0, int z, const Pair (&pairs)[kPairsPerBox]) {
     unsigned char* box = ring.begin_pass(bx);
     const std::uint32_t box_addr = dev::smem_addr(box);
     const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
 #pragma unroll
     for (int p = 0; p < kPairsPerBox; ++p) {
-      const std::uint32_t addr = box_addr + swizzle128(r + 8 * (p % 2), (p / 2) * 8 * int(sizeof(OutT)) + lane_byte);
+      const int row = r + 8 * (p % 2), byte = (p / 2) * 8 * int(sizeof(OutT)) + lane_byte;
+      const std::uint32_t addr = box_addr + (Cfg::BOX_ROW_BYTES == 128 ? swizzle128(row, byte) : swizzle64(row, byte));
       if constexpr (sizeof(OutT) == 4) st_shared(addr, pairs[p].x, pairs[p].y);
       else st_shared(addr, pairs[p]);
     }
@@ -511,10 +523,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       const std::uint64_t da = Cfg::kAKMajor
                                    ? smem_desc(a_stage + ci * Cfg::kConsumerRows * 128, 16, 1024)
                                    : smem_desc(a_stage + ci * Cfg::kRowBlocks * Cfg::A_BOX_BYTES, Cfg::A_BOX_BYTES, 1024);
-      const std::uint64_t db = Cfg::kBKMajor ? smem_desc(b_tiles + s * Cfg::B_BYTES, 16, 1024)
-                                             : smem_desc(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 1024);
+      // (An N-major B of 32 columns: k rows of 64 bytes, 512-byte atoms of 8 rows, in the 64-byte swizzle.)
+      const std::uint64_t db = Cfg::kBKMajor   ? smem_desc(b_tiles + s * Cfg::B_BYTES, 16, 1024)
+                               : Cfg::kBSwizzle64 ? smem_desc_64b(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 512)
+                                                  : smem_desc(b_tiles + s * Cfg::B_BYTES, Cfg::B_BOX_BYTES, 1024);
       constexpr unsigned a_rb_step = Cfg::kAKMajor ? 64 * 128 : Cfg::A_BOX_BYTES, a_k_step = Cfg::kAKMajor ? 32 : 16 * 128;
-      constexpr unsigned b_k_step = Cfg::kBKMajor ? 32 : 16 * 128;
+      constexpr unsigned b_k_step = Cfg::kBKMajor ? 32 : 16 * Cfg::B_BOX * unsigned(sizeof(T));
 #pragma unroll
       for (int kk = 0; kk < BK / 16; ++kk)
 #pragma unroll

@@ -211,6 +211,11 @@ __device__ __forceinline__ std::uint64_t smem_desc_at(std::uint32_t addr, unsign
 __device__ __forceinline__ std::uint64_t smem_desc(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
   return smem_desc_at(dev::smem_addr(p), lbo_bytes, sbo_bytes);
 }
+// The same with 64-byte swizzling (swizzle mode 2, the layout TMA's SWIZZLE_64B writes): an MN-major
+// tile of 32 16-bit columns, k rows of 64 bytes, 8 of them a 512-byte atom (SBO = 512).
+__device__ __forceinline__ std::uint64_t smem_desc_64b(const void* p, unsigned lbo_bytes, unsigned sbo_bytes) {
+  return (smem_desc(p, lbo_bytes, sbo_bytes) & ~(std::uint64_t(3) << 62)) | (std::uint64_t(2) << 62);
+}
 
 // The descriptor of the byte `bytes` after the one `desc` describes. The start address field holds
 // address / 16 in 14 bits, and every shared-memory address (< 228 KB) fits it, so moving within

@@ -30,6 +30,11 @@ constexpr int kStoreBoxBytes = 64 * 128;
 __device__ __forceinline__ int swizzle128(int r, int byte) {
   return r * 128 + (((byte >> 4) ^ (r & 7)) << 4) + (byte & 15);
 }
+// The same in a box of 64-byte rows with the 64-byte swizzle (a 32-column tile of 16-bit D): the
+// chunk index (0 to 3) is XORed with bits 1 and 2 of the row, the bits 7 and 8 of its offset.
+__device__ __forceinline__ int swizzle64(int r, int byte) {
+  return r * 64 + (((byte >> 4) ^ ((r >> 1) & 3)) << 4) + (byte & 15);
+}
 
 // A tile is written in TILE_PASSES passes; the ring holds a whole number of passes and divides
 // the tile's passes, so that a pass's slot depends only on its index in the tile (no counter to

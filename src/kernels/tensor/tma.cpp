@@ -36,6 +36,10 @@ CUtensorMapDataType tma_type(DType t) {
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
+CUtensorMapSwizzle cu_swizzle(Swizzle s) {
+  return s == Swizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : s == Swizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
 }  // namespace
 
 CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
@@ -47,7 +51,7 @@ CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std
   const cuuint32_t elem_strides[2] = {1, 1};
   const CUresult r = encode_fn()(&map, tma_type(t), 2, const_cast<void*>(base), dims, strides, box, elem_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                 swizzle == Swizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                                 cu_swizzle(swizzle),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled failed (CUresult {}) for a {} x {} {} matrix, box {} x {}", int(r),
@@ -66,7 +70,7 @@ CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std
   const cuuint32_t elem_strides[3] = {1, 1, 1};
   const CUresult r = encode_fn()(&map, tma_type(t), 3, const_cast<void*>(base), dims, strides, box, elem_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                 swizzle == Swizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
+                                 cu_swizzle(swizzle),
                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled failed (CUresult {}) for {} {} x {} {} matrices (ld {}, stride {}), "

@@ -14,7 +14,9 @@
 
 namespace gemmlab::tc {
 
-enum class Swizzle { none, b128 };
+// The box's shared-memory layout: rows as they are, or 16-byte chunks swizzled within rows of 128
+// bytes (b128) or 64 (b64, for boxes whose rows are 64 bytes).
+enum class Swizzle { none, b128, b64 };
 
 // A 2-D tensor map over a row-major rows x cols matrix of `t` at `base`, copied in boxes of
 // box_rows x box_cols. Throws Error (with the driver's code) if the encoding is rejected.
