@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item
   // z: written into the ring's next slot from pairs[], then stored by TMA (the engine clips the
   // matrix edges). Pair p lands at row r = warp*16 + lane/4 (+8 for odd p), bytes of group p / 2 in
-  // box's swizzle (128 bytes, or 64 for a box of 64-byte rows).
+  // the box's swizzle (128 bytes, or 64 for a box of 64-byte rows).
   auto store_box = [&](int bx, int row0, int col0, int z, const Pair (&pairs)[kPairsPerBox]) {
     unsigned char* box = ring.begin_pass(bx);
     const std::uint32_t box_addr = dev::smem_addr(box);
