@@ -387,7 +387,8 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, 64) * p.batch;  // of 128 x 64
   const bool few_tiles = c.tile_n <= 128 && c.cluster == 1 && 2 * tiles <= counted_resident(Sm90Config{128, 64, 1}, state) &&
                          p.k <= 4 * std::max(p.m, p.n);
-  if (p.m <= 64 || few_tiles) c.tile_m = 64, c.tile_n = 64, c.cluster = 1;
+  if (p.m > 64 && !few_tiles) return c;
+  c.tile_m = 64, c.tile_n = 64, c.cluster = 1;
   // 64 x 32 tiles where they fill more than half a wave and at most one, which 64 x 64 ones would
   // fill at most half of: a tile reads A once per 32 columns instead of 64, so they pay only where
   // they turn idle SMs into busy ones without split-K. Not where a tile row is over an eighth
@@ -398,11 +399,11 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   constexpr std::int64_t kMinKTiles32 = 16;
   const std::int64_t tiles32 = cdiv(p.m, 64) * cdiv(p.n, 32) * p.batch, padding = cdiv(p.m, 64) * 64 - p.m;
   const std::int64_t resident32 = counted_resident(Sm90Config{64, 32, 1}, state);
-  const Copies copies = copies_for(p);
-  if (c.tile_m == 64 && 8 * padding <= p.m && p.k <= 2 * std::max(p.m, p.n) && cdiv(p.k, kBK) >= kMinKTiles32 &&
-      2 * tiles32 > resident32 && tiles32 <= resident32 && !rows_off_sectors(p, p.a, copies.a.needed) &&
-      !rows_off_sectors(p, p.b, copies.b.needed))
-    c.tile_n = 32;
+  if (8 * padding > p.m || p.k > 2 * std::max(p.m, p.n) || cdiv(p.k, kBK) < kMinKTiles32 || 2 * tiles32 <= resident32 ||
+      tiles32 > resident32)
+    return c;
+  const Copies copies = copies_for(p);  // only here: the rows' alignment is the last thing asked
+  if (!rows_off_sectors(p, p.a, copies.a.needed) && !rows_off_sectors(p, p.b, copies.b.needed)) c.tile_n = 32;
   return c;
 }
 
