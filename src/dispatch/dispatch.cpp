@@ -217,9 +217,16 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // As choose_sm90's: an H200 1024^3 entry's 128 x 256 tiles in 4 slices make 128 blocks on 132
   // SMs, but 160 at 1023 x 1025 x 1027, a second wave of 28.
   const auto transfers = wave_fill_transfers(p, dev, simt_wave_fill);
+  const auto model = [&] { return simt_model_choice(p, dev, ws, invariant(p)); };
+  // The entries were measured before 32 x 128 tiles existed. Where the model takes them (D's rows,
+  // or those of its last tile row, at most 32), 64-row tiles compute up to half padding, and
+  // the model's choice replaces the entry's (docs/shapes.md, "32-row FP32 tiles").
+  const auto from_entry = [&](const TableEntry& e) {
+    const SimtConfig own = model();
+    return own.tile_m == 32 ? own : simt_from(e);
+  };
   return choose_family(
-      ctx, p, Family::simt, &Choice::simt, simt_from,
-      [&] { return simt_model_choice(p, dev, ws, invariant(p)); },
+      ctx, p, Family::simt, &Choice::simt, from_entry, model,
       [&](const SimtConfig& c) -> std::optional<std::string> {
         if (auto why = simt_reject(p, c, dev)) return why;
         // Split-K and a slice of B's copy must fit the workspace (a stream-K tail that does not is
@@ -238,9 +245,11 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
+constexpr const char* kThinWords =
+    "; the model's 32x128 tiles instead (the table predates them): 64-row tiles would compute up to half padding";
 
 // What dispatch changed in a table entry's configuration, in words: the pairs or the 64-row tiles
-// (choose_sm90's and choose_tf32's from_entry).
+// (choose_sm90's and choose_tf32's from_entry), the model's 32-row tiles (choose_simt's).
 const char* entry_changed_words(const Choice& c) {
   if (c.family == Family::sm90) {
     const Sm90Config entry = sm90_from(*c.entry);
@@ -249,6 +258,7 @@ const char* entry_changed_words(const Choice& c) {
     return c.sm90.tile_m != entry.tile_m ? kSmallWords : c.sm90.cluster != entry.cluster ? kPairsWords : "";
   }
   if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
+  if (c.family == Family::simt) return c.simt.tile_m != simt_from(*c.entry).tile_m && c.simt.tile_m == 32 ? kThinWords : "";
   return "";
 }
 
@@ -297,10 +307,11 @@ std::string model_words(const Choice& c, const Problem& p) {
       return "a batch of problems of at most 64 x 64: 64x64 tiles on mma.sync, the next tile's loads in flight "
              "during each epilogue (a 128x128 tile would be 3/4 padding or more)";
     case Family::simt:
-      return fmt::format("{}{}",
+      return fmt::format("{}{}{}",
                          c.simt.splits > 1 ? fmt::format("split-K in {} slices: too few tiles to fill the GPU", c.simt.splits)
                          : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
                                                 : "the tile with the fewest waves for its efficiency",
+                         c.simt.tile_m == 32 ? "; 32x128 tiles: 64-row ones would compute up to half padding" : "",
                          c.simt.copy_b && p.b.k_major ? "; B is K-major and is first copied N-major (16-byte copies in the main loop)"
                                                        : "");
     default: return "the only kernel for this problem";

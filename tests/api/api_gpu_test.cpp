@@ -565,7 +565,7 @@ TEST_P(ApiTyped, CopiedKMajorBGivesBitwiseTheSameD) {
         EXPECT_TRUE(want == st.d.download(stream())) << name << ": D differs from the transposing path's";
         ++pairs;
       }
-      EXPECT_EQ(pairs, 4) << "one copy_b candidate for each of the model's four tiles";
+      EXPECT_EQ(pairs, 5) << "one copy_b candidate for each of the model's five tiles";
     }
   }
 }

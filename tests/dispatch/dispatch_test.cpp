@@ -51,6 +51,7 @@ DeviceState h100() {
   DeviceState s;
   s.props.name = "NVIDIA H100 80GB HBM3";
   s.props.sm_count = 132;
+  s.props.l2_bytes = std::size_t(50) << 20;
   s.cc = 90;
   s.sm90_resident = {132, 66, 132, 132, 132, 66, 132, 132};
   s.tf32_resident = {132, 66, 132, 66, 132};
@@ -207,6 +208,31 @@ TEST(DispatchTable, Fp32EntryWhoseSlicesWouldFillFewerWavesLeavesTheChoiceToTheM
   c = choose(ctx, odd, ws);
   ASSERT_EQ(c.why, Why::model);
   EXPECT_NE(describe(c, odd).reason.find("would fill the GPU's waves far less here"), std::string::npos);
+}
+
+// FP32 table entries predate the 32 x 128 tiles: where the model takes them, its choice replaces
+// the entry's, and the reason says so; at the entry's own shape the entry stands.
+TEST(DispatchTable, Fp32EntryGivesWayToThirtyTwoRowTiles) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  ctx.device.props.name = "NVIDIA H200";
+  assume_simt_occupancy(ctx.device);
+  ctx.table = parse_table(R"({"device": "NVIDIA H200", "match": "H200", "entries": [
+    {"types": "f32.f32", "layout": "NN", "m": 128, "n": 4096, "k": 4096, "kernel": "sm80.simt_pipelined",
+     "config": {"tile_m": 128, "tile_n": 256, "thread_m": 16, "stages": 3, "group_m": 32, "splits": 8, "stream_k": 0}}]})",
+                          "test");
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem own = problem(DataType::f32, DataType::f32, 128, 4096, 4096);
+  Choice c = choose(ctx, own, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, own).reason;
+  EXPECT_EQ(c.simt.tile_m, 128);
+  const Problem thin = problem(DataType::f32, DataType::f32, 96, 4096, 4096);
+  c = choose(ctx, thin, ws);
+  EXPECT_EQ(c.family, Family::simt);
+  EXPECT_EQ(c.simt.tile_m, 32);
+  EXPECT_EQ(c.simt.tile_n, 128);
+  EXPECT_GT(c.simt.splits, 1);
+  EXPECT_NE(describe(c, thin).reason.find("32x128 tiles"), std::string::npos) << describe(c, thin).reason;
 }
 
 TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {

@@ -20,6 +20,7 @@ DeviceState h100() {
   DeviceState s;
   s.props.sm_count = 132;
   s.props.smem_per_block_optin = 232448;
+  s.props.l2_bytes = std::size_t(50) << 20;
   s.cc = 90;
   assume_simt_occupancy(s);
   return s;
@@ -109,6 +110,23 @@ TEST(SimtModel, SmallProblemsSplitKRatherThanRunOneBlockAnSmOrAShortTail) {
     EXPECT_EQ(simt_tail(p, simt_model_choice(p, s, kUnbounded, false), s).tiles, 0) << p.m;
   // 1536^3 keeps its tail: 72 tiles in 132 blocks of 53 k-tiles, the fastest candidate measured.
   EXPECT_GT(simt_tail(nn(1536, 1536, 1536), simt_model_choice(nn(1536, 1536, 1536), s, kUnbounded, false), s).tiles, 0);
+}
+
+// 32 x 128 tiles where D has at most 32 rows, or a last tile row of at most 32: 64-row tiles would
+// compute up to half padding there. Where rows fill 64-row tiles, those stay.
+TEST(SimtModel, ThirtyTwoRowTilesWhereSixtyFourWouldBeHalfPadding) {
+  const DeviceState s = h100();
+  for (const Problem& p : {nn(32, 4096, 14336), nn(32, 14336, 4096), nn(24, 4096, 4096), nn(96, 4096, 4096)}) {
+    const SimtConfig c = simt_model_choice(p, s, kUnbounded, false);
+    EXPECT_EQ(c.tile_m, 32) << p.m << "x" << p.n << "x" << p.k;
+    EXPECT_EQ(c.tile_n, 128);
+    EXPECT_GE(c.splits, 4) << "32 to 96 tile rows of two-warp blocks fill the GPU only in slices of k";
+  }
+  for (const Problem& p : {nn(64, 4096, 4096), nn(128, 4096, 4096), nn(2048, 2048, 2048)})
+    EXPECT_NE(simt_model_choice(p, s, kUnbounded, false).tile_m, 32) << p.m << "x" << p.n << "x" << p.k;
+  // Batch invariance takes the tile from n alone: never the 32-row one, as efficient per column.
+  Problem inv = nn(32, 4096, 4096);
+  EXPECT_NE(simt_model_choice(inv, s, kUnbounded, true).tile_m, 32);
 }
 
 // A K-major B (layouts NT and TT, and D column-major): its N-major copy (SimtConfig::copy_b) where a
@@ -204,7 +222,7 @@ TEST(SimtReject, TypesGroupsOffsetsAndConfigurations) {
   EXPECT_TRUE(simt_reject(big, c, s));
   big.batch = 100;  // 1.68e9 elements: fits
   EXPECT_FALSE(simt_reject(big, c, s));
-  // Every layout and the fused epilogue for the model's four; the ladder's others only packed NN.
+  // Every layout and the fused epilogue for the model's five; the ladder's others only packed NN.
   Problem tt = nn(100, 100, 100);
   tt.a.k_major = false, tt.a.ld = 100;
   tt.b.k_major = true, tt.b.ld = 100;

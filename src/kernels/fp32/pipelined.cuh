@@ -113,8 +113,11 @@ struct PipelinedConfig {
   static constexpr int B_PITCH = B_COPY == kTransposed ? BN + 4 : BN;
   static constexpr int A_STAGE = BK * A_PITCH, B_STAGE = BK * B_PITCH;  // floats per stage
   static constexpr std::size_t kSmemBytes = std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
-  // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread).
-  static constexpr int kMinBlocks = TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : 3;
+  // Resident blocks the register budget is planned for (TM = 16 needs ~200 registers a thread). Four
+  // blocks of 64 threads still allow 255 registers a thread, and make the 8 warps the model counts
+  // as an SM's full rate (simt.cu, kSaturatingWarps).
+  static constexpr int kMinBlocks =
+      TM == 16 ? (kThreads >= 256 ? 1 : 2) : kThreads >= 512 ? 1 : kThreads >= 256 ? 2 : kThreads >= 128 ? 3 : 4;
   // The stream-K tail suits the configurations that fill an SM with one block (16-row thread
   // tiles, 256 threads), where a partial last wave idles whole SMs. (In the 128-thread ones its code
   // costs registers: 30 more with 8-row tiles, a spill with 16-row tiles and 4-byte B copies.)
@@ -216,14 +219,18 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
   const int a_bytes = A_T ? 4 : 4 * max(0, min(A_W, p.M - (row0 + a_m)));
   //
   // B N-major (kDirect16 / kDirect4): 16-byte pieces along rows (or 4-byte ones when rows are not
-  // 16-byte aligned).
+  // 16-byte aligned). A row of more pieces than the block has threads (4-byte pieces of 128 columns
+  // with 64 threads) is copied in B_CHUNKS passes of THREADS pieces.
   // B K-major (kTransposed): as A K-major, lanes take 8 consecutive k of 4 columns, and the tile's
   // pitch of BN + 4 makes their 32 shared stores hit 32 banks.
   constexpr bool B_T = Cfg::kBCopy == kTransposed;
   constexpr int B_W = Cfg::kBCopy == kDirect16 ? 4 : 1;     // floats per copy
-  constexpr int B_PER_ROW = B_T ? 8 : BN / B_W, B_ROWS_PER_PASS = THREADS / B_PER_ROW;  // K-major: columns per pass
-  constexpr int B_PASSES = BN / B_ROWS_PER_PASS;            // K-major only
+  constexpr int B_PIECES = B_T ? 8 : BN / B_W;  // K-major: lanes along k
+  constexpr int B_CHUNKS = B_PIECES > THREADS ? B_PIECES / THREADS : 1, B_PER_ROW = B_PIECES / B_CHUNKS;
+  constexpr int B_ROWS_PER_PASS = THREADS / B_PER_ROW;  // K-major: columns per pass
+  constexpr int B_PASSES = BN / B_ROWS_PER_PASS;        // K-major only
   constexpr int B_ITERS = BK * BN / B_W / THREADS;
+  static_assert(B_PIECES % B_CHUNKS == 0 && B_PER_ROW <= THREADS, "B N-major: whole rows a pass, or whole chunks of one");
   const int b_k = B_T ? threadIdx.x % 8 : threadIdx.x / B_PER_ROW;
   const int b_n = B_T ? threadIdx.x / 8 : (threadIdx.x % B_PER_ROW) * B_W;
   const bool b_col_ok = col0 + b_n < p.N;
@@ -266,9 +273,11 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
     } else {
 #pragma unroll
       for (int i = 0; i < B_ITERS; ++i) {
-        const bool ok = b_col_ok && k0 + b_k + i * B_ROWS_PER_PASS < k_end;
-        const float* src = p.B + (ok ? b_off + (k0 + i * B_ROWS_PER_PASS) * ldb : 0);
-        dev::cp_async<4 * B_W>(bs + i * B_ROWS_PER_PASS * Cfg::B_PITCH, src, ok ? 4 * B_W : 0);
+        const int c = i % B_CHUNKS, kr = i / B_CHUNKS, cn = c * B_PER_ROW * B_W;  // chunk, k pass, its column offset
+        const bool col_ok = c == 0 ? b_col_ok : col0 + b_n + cn < p.N;
+        const bool ok = col_ok && k0 + b_k + kr * B_ROWS_PER_PASS < k_end;
+        const float* src = p.B + (ok ? b_off + (k0 + kr * B_ROWS_PER_PASS) * ldb + cn : 0);
+        dev::cp_async<4 * B_W>(bs + kr * B_ROWS_PER_PASS * Cfg::B_PITCH + cn, src, ok ? 4 * B_W : 0);
       }
     }
   };

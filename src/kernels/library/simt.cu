@@ -43,7 +43,9 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 // The model's configurations, in the index order of DeviceState::simt_resident, with their
 // throughput relative to the best when the GPU is full, measured by `gemmlab tune` on an H100 at
 // 4096^3 (docs/kernels/fp32-ladder.md, step 9: 128x256 with 16x8 thread tiles 46.6 TFLOPS, 128x128
-// (16x8) 44.0, 64x128 (8x8) 44.3; 64x64 has no recorded measurement).
+// (16x8) 44.0, 64x128 (8x8) 44.3; 64x64 has no recorded measurement). 32x128 (8x8): 0.90 of 128x256
+// at 4096^3 on an H200; it serves D with at most 32 rows, or a last tile row of at most 32, where
+// 64-row tiles compute up to half padding (docs/shapes.md, "32-row FP32 tiles").
 struct ModelTile {
   int tile_m, tile_n, thread_m, stages;
   double efficiency;
@@ -53,8 +55,9 @@ constexpr ModelTile kModel[] = {
     {128, 128, 16, 3, 0.94},
     {64, 128, 8, 2, 0.95},
     {64, 64, 8, 2, 0.80},
+    {32, 128, 8, 2, 0.90},
 };
-constexpr int kModelCount = 4;
+constexpr int kModelCount = 5;
 // Split-K counts the model weighs. Up to 128: a tile or two with a long K (64 x 64 x 65536) fill
 // the GPU only with that many slices.
 constexpr int kSplits[] = {1, 2, 3, 4, 6, 8, 16, 32, 64, 128};
@@ -107,7 +110,7 @@ const SimtEntry* find_entry(const Problem& p, const SimtConfig& c) {
   switch (v.epi) {
     case kEpiPacked: {
       // The ladder's table; a packed problem whose configuration the ladder lacks runs the general
-      // epilogue's instantiation (the model's four are all in the ladder's grid).
+      // epilogue's instantiation (32x128, the model's one tile outside the ladder's grid).
       if (const SimtEntry* e = find_in(simt_entries_ladder(), c, v, false)) return e;
       return find_in(simt_entries_plain(), c, Variant{v.a_copy, v.b_copy, kEpiPlain}, false);
     }
@@ -198,7 +201,7 @@ std::int64_t max_offset(const Operand& o, std::int64_t outer, std::int64_t inner
 std::string configs_compiled(const Variant& v) {
   if (v.epi == kEpiPacked)
     return "8x8 thread tiles: 64/128 x 64/128, 256x128, 128x256; 16x8: 128x128, 128x256, 256x128; 2-4 stages";
-  return "128x256 and 128x128 with 16x8 thread tiles and 3 stages, 64x128 and 64x64 with 8x8 and 2 stages";
+  return "128x256 and 128x128 with 16x8 thread tiles and 3 stages, 64x128, 64x64 and 32x128 with 8x8 and 2 stages";
 }
 
 // Split-K's second pass (pipelined.cuh): the kernels, and the grid of one.
@@ -339,7 +342,9 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
   if (const std::optional<std::string> why = reject_with(p, c, state, entry))
     throw Error(fmt::format("simt kernel: {}", *why));
   const SimtEntry& e = *entry;
-  const Variant v = variant_of(p);
+  // The instantiation's epilogue, not the problem's: a packed problem whose configuration the
+  // ladder's table lacks runs the general epilogue's (find_entry), which takes the general arguments.
+  const int epi = e.epi;
   const int splits = std::max(1, c.splits);
   const int K = int(p.k);
   // Each split takes a whole number of BK-deep tiles.
@@ -357,7 +362,7 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
 
   fp32::PipelinedArgs a{};
   a.M = int(p.m), a.N = int(p.n), a.K = K;
-  if (v.epi == kEpiPacked) {
+  if (epi == kEpiPacked) {
     // The ladder kernel's argument layout: alpha and beta in place of the leading dimensions.
     a.lda = std::bit_cast<int>(p.alpha), a.ldb = std::bit_cast<int>(p.beta);
   } else {
@@ -395,7 +400,7 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
     r.ldd = p.ldd, r.ldc = ldc, r.stride_d = p.stride_d, r.stride_c = stride_c;
     r.epi = o.epi;
     const int sms = std::max(1, state.props.sm_count);
-    if (v.epi == kEpiFused) launch_reduce<kEpiFused>(r, p.batch, sms, env.stream);
+    if (epi == kEpiFused) launch_reduce<kEpiFused>(r, p.batch, sms, env.stream);
     else launch_reduce<kEpiPlain>(r, p.batch, sms, env.stream);
   }
 }
@@ -582,7 +587,10 @@ double simt_wave_fill(const Problem& problem, const SimtConfig& c, const DeviceS
 std::vector<SimtConfig> simt_configs() {
   std::vector<SimtConfig> out;
   for (const ModelTile& t : kModel)
-    for (int splits : {1, 2, 4, 8}) {
+    for (int splits : {1, 2, 4, 8, 16, 32}) {
+      // 16 and 32 slices for 32-row tiles only: a D of at most 32 rows fills the GPU's SMs with
+      // their two-warp blocks only in that many.
+      if (splits > 8 && t.tile_m > 32) continue;
       SimtConfig c = config_of(t, splits);
       c.stream_k = 0;
       out.push_back(c);

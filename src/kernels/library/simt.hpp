@@ -16,11 +16,12 @@
 // addressed in 64 bits.
 //
 // Compiled configurations (the index order of DeviceState::simt_resident is the first list):
-//   the model's four, in every layout, plain and fused epilogue:
+//   the model's five, in every layout, plain and fused epilogue:
 //     0: 128x256, 16x8 thread tiles, 3 stages (with the stream-K tail)
 //     1: 128x128, 16x8, 3 stages
 //     2: 64x128, 8x8, 2 stages
 //     3: 64x64, 8x8, 2 stages
+//     4: 32x128, 8x8, 2 stages (for D with at most 32 rows)
 //   the lab's FP32 ladder (steps 5 to 8), layout NN and the plain epilogue only: tiles 64/128 x
 //   64/128, 256x128 and 128x256 with 8x8 thread tiles, 128x128, 128x256 and 256x128 with 16x8,
 //   2 to 4 stages, 16- and 4-byte B copies.
@@ -41,7 +42,7 @@ namespace gemmlab::detail {
 
 // Once per Context, on its device: raises the dynamic shared-memory limit of every compiled
 // kernel (whole tiles and stream-K tails) and records in state.simt_resident the blocks of each of
-// the model's four configurations resident on one SM (the fewest over its instantiations).
+// the model's five configurations resident on one SM (the fewest over its instantiations).
 void prepare_simt(DeviceState& state);
 
 // Why configuration c cannot compute p on this device, or nothing when it can: f32 operands and
@@ -66,7 +67,7 @@ void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env);
 // tail's blocks take the SMs the whole tiles free; the default, and what the other form does).
 void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bool early_tail);
 
-// The load-balance model of the lab's fp32.tuned (docs/kernels/fp32-ladder.md, step 9): the four
+// The load-balance model of the lab's fp32.tuned (docs/kernels/fp32-ladder.md, step 9): the five
 // configurations x split-K 1, 2, 3, 4, 6, 8, 16, 32, 64, 128 (slices of at least one k-tile),
 // waves of blocks on this GPU's SMs, each configuration's measured efficiency, split-K's reduction
 // pass (cheaper where the slices' sums stay in L2), the stream-K tail where its own cost model
@@ -81,8 +82,9 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
 // stream-K tail counts as full (the tail shares out the last wave).
 double simt_wave_fill(const Problem& p, const SimtConfig& c, const DeviceState& state);
 
-// The configurations a tuner tries: the four x split-K 1, 2, 4, 8, with and without the tail
-// where one is compiled; then the four with B's N-major copy (copy_b), the tail likewise.
+// The configurations a tuner tries: the five x split-K 1, 2, 4, 8 (and 16, 32 for 32x128), with and
+// without the tail where one is compiled; then the five with B's N-major copy (copy_b), the tail
+// likewise.
 std::vector<SimtConfig> simt_configs();
 
 // ---- for the lab and the analyses --------------------------------------------------------------

@@ -1,4 +1,4 @@
-// The library's CUDA-core FP32 kernel with the general epilogue: the model's four configurations in
+// The library's CUDA-core FP32 kernel with the general epilogue: the model's five configurations in
 // every layout (simt_table.hpp).
 #include "kernels/library/simt_table.hpp"
 

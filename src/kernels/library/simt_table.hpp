@@ -1,6 +1,6 @@
 // The compiled instantiations of the library's CUDA-core FP32 kernel (kernels/fp32/pipelined.cuh),
 // in three tables built by three files so that they compile in parallel: simt_ladder.cu (the lab's
-// FP32 ladder grid, packed NN), simt_plain.cu and simt_fused.cu (the model's four configurations in
+// FP32 ladder grid, packed NN), simt_plain.cu and simt_fused.cu (the model's five configurations in
 // every layout, with the general and the fused epilogue). simt.cu chooses among them.
 #pragma once
 
@@ -48,10 +48,11 @@ SimtEntry simt_entry() {
   return e;
 }
 
-// The model's four configurations (simt.hpp) in all nine copy-path combinations of the four layouts
+// The model's five configurations (simt.hpp) in all nine copy-path combinations of the four layouts
 // (A: K-major, or M-major in 4- or 16-byte copies; B: K-major, or N-major in 4- or 16-byte copies)
 // with epilogue EPI. Warps (m x n) and thread tile rows: 128x256 = 2 x 4 warps of 64x64 (16x8),
-// 128x128 = 2 x 2 (16x8), 64x128 = 2 x 2 warps of 32x64 (8x8), 64x64 = 2 x 1 (8x8). The stream-K
+// 128x128 = 2 x 2 (16x8), 64x128 = 2 x 2 warps of 32x64 (8x8), 64x64 = 2 x 1 (8x8), 32x128 = 1 x 2
+// (8x8). The stream-K
 // tail is compiled for 128x256 with B N-major: with B K-major (16 transposing copies a stage, and
 // their column mask) the tail kernel, at 254 registers in NN, spilled 8 to 28 bytes.
 template <int EPI>
@@ -78,6 +79,7 @@ std::vector<SimtEntry> simt_library_entries() {
   config.template operator()<2, 2, 16, 3, false>();
   config.template operator()<2, 2, 8, 2, false>();
   config.template operator()<2, 1, 8, 2, false>();
+  config.template operator()<1, 2, 8, 2, false>();
   return v;
 }
 
