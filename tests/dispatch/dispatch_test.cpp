@@ -808,10 +808,37 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_TRUE(first_f32(1, 4096, 4096, true));
   EXPECT_FALSE(first_f32(1, 4096, 4096, false));   // FP32 products asked for
   EXPECT_TRUE(first_f32(16, 4096, 14336, true));    // 224 MiB
-  EXPECT_TRUE(first_f32(16, 8192, 14336, true));    // 448 MiB: TF32's tile kernel is 7/8 padding
-  EXPECT_TRUE(first_f32(16, 28672, 8192, true));    // 896 MiB
+  // Past 256 MiB, 9 to 16 rows: the TF32 tile kernel's 64-row tiles (tf32_tiles_first); at most 8
+  // rows: the TMA-fed form.
+  EXPECT_FALSE(first_f32(16, 8192, 14336, true));   // 448 MiB
+  EXPECT_FALSE(first_f32(12, 28672, 8192, true));   // 896 MiB
+  EXPECT_TRUE(first_f32(8, 28672, 8192, true));
+  EXPECT_TRUE(first_f32(16, 4096, 16384, true));    // 256 MiB: the register path
   EXPECT_FALSE(first_f32(32, 4096, 4096, true));
   EXPECT_FALSE(first_f32(64, 64, 65536, true));  // one tile, a long k: the TF32 tile kernel's split-K
+}
+
+// A TF32 decode step of 9 to 16 rows past 256 MiB of an N-major B: 64-row tiles with a split of K
+// or a stream-K tail (a plain grid of 64-row tiles fills half the SMs and was the slowest candidate).
+TEST(DispatchSkinny, LongTf32DecodeStepsTakeSixtyFourRowTiles) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  for (std::int64_t m : {9, 12, 16}) {
+    Problem p = problem(DataType::f32, DataType::f32, m, 8192, 28672);
+    p.tf32 = true;
+    const Choice c = choose(ctx, p, std::size_t(1) << 26);
+    ASSERT_EQ(c.family, Family::sm90_tf32) << describe(c, p).kernel;
+    EXPECT_EQ(c.tf32.tile_m, 64);
+    EXPECT_TRUE(c.tf32.stream_k != 0 || c.tf32.splits > 1) << describe(c, p).config;
+  }
+  Problem eight = problem(DataType::f32, DataType::f32, 8, 8192, 28672);
+  eight.tf32 = true;
+  EXPECT_EQ(choose(ctx, eight, std::size_t(1) << 26).family, Family::skinny);
+  // B K-major (NT): the TMA-fed form.
+  Problem nt = problem(DataType::f32, DataType::f32, 16, 8192, 28672);
+  nt.tf32 = true;
+  nt.b = {nt.b.ptr, 28672, 0, true};
+  EXPECT_EQ(choose(ctx, nt, std::size_t(1) << 26).family, Family::skinny);
 }
 
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {

@@ -175,6 +175,17 @@ bool decode_step(const Problem& p, const Sides& s) {
 // for 17 to 64 columns"). With 33 to 64 columns the two measured about even, and the tile kernel
 // stays.
 constexpr double kMidColumnsMinBytes = double(1 << 22);
+// A TF32 decode step of 9 to 16 rows past 256 MiB of a W stored along its long side (B N-major):
+// the TF32 tile kernel's 64-row tiles (with a split of K or a stream-K tail) stream W faster than
+// either skinny form there, though three quarters of each tile is padding (docs/shapes.md, "TF32
+// decode steps in 64-row tiles"), so the skinny kernel does not go first (skinny_first); where it
+// is chosen all the same (tune, a table), the TMA-fed form is still its faster one. With at most 8
+// rows, or a K-major W (on which the tile kernel was up to twice as slow), the TMA-fed form goes
+// first.
+bool tf32_tiles_first(const Problem& p, const Sides& s) {
+  return p.ab == DataType::f32 && p.tf32 && decode_step(p, s) && s.small > 8 && !s.w->k_major &&
+         w_bytes_of(p, s) > kRegisterPathMaxBytes;
+}
 bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
@@ -318,10 +329,12 @@ bool skinny_first(const Problem& p) {
   // hundred MB the register path's start (no pipeline to fill, no tile of padding) wins; beyond,
   // for 16-bit operands, it keeps too few bytes in flight (H100: 16 x 28672 x 8192, 470 MB,
   // 0.217 ms against the tile kernel's 0.191 ms) and the TMA-fed form takes over (bulk_first).
-  // Past that size TF32 takes the TMA-fed form as well (bulk_first), and the register path where
-  // that form cannot read its operands: the TF32 tile kernel's 128-row tile is 7/8 padding at 16
-  // rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 / 0.251 ms in the
-  // register path against 0.360 / 0.338 ms in 128 x 128 tiles).
+  // Past that size TF32 takes the TMA-fed form as well (bulk_first) with at most 8 rows, and the
+  // register path where that form cannot read its operands: the TF32 tile kernel's 128-row tile is
+  // 7/8 padding at 16 rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 /
+  // 0.251 ms in the register path against 0.360 / 0.338 ms in 128 x 128 tiles). With 9 to 16 rows
+  // its 64-row tiles are faster than both forms (tf32_tiles_first).
+  if (tf32_tiles_first(p, s)) return false;
   const bool decode = decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
