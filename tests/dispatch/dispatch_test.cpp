@@ -185,18 +185,29 @@ TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel)
             "GPU's waves far less here)");
 }
 
+namespace {
+
+// ctx with the H100's figures under an H200's name and one FP32 table entry at m x n x k: 128 x 256
+// tiles (16 x 8 thread tiles, 3 stages) in `splits` slices of K.
+void with_fp32_entry(ContextImpl& ctx, std::int64_t m, std::int64_t n, std::int64_t k, int splits) {
+  ctx.device = h100();
+  ctx.device.props.name = "NVIDIA H200";
+  assume_simt_occupancy(ctx.device);
+  ctx.table = parse_table(fmt::format(R"({{"device": "NVIDIA H200", "match": "H200", "entries": [
+    {{"types": "f32.f32", "layout": "NN", "m": {}, "n": {}, "k": {}, "kernel": "sm80.simt_pipelined",
+     "config": {{"tile_m": 128, "tile_n": 256, "thread_m": 16, "stages": 3, "group_m": 32, "splits": {}, "stream_k": 0}}}}]}})",
+                                      m, n, k, splits),
+                          "test");
+}
+
+}  // namespace
+
 // The same for the FP32 family: the H200's 1024^3 entry, 128 x 256 tiles in 4 slices, makes 128
 // blocks on 132 SMs there, 160 at 1023 x 1025 x 1027 (a second wave of 28: 0.128 ms, 58% of
 // cuBLAS, in the shape suite at 8b5ae2f).
 TEST(DispatchTable, Fp32EntryWhoseSlicesWouldFillFewerWavesLeavesTheChoiceToTheModel) {
   ContextImpl ctx;
-  ctx.device = h100();
-  ctx.device.props.name = "NVIDIA H200";
-  assume_simt_occupancy(ctx.device);
-  ctx.table = parse_table(R"({"device": "NVIDIA H200", "match": "H200", "entries": [
-    {"types": "f32.f32", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm80.simt_pipelined",
-     "config": {"tile_m": 128, "tile_n": 256, "thread_m": 16, "stages": 3, "group_m": 32, "splits": 4, "stream_k": 0}}]})",
-                          "test");
+  with_fp32_entry(ctx, 1024, 1024, 1024, 4);
   const std::size_t ws = std::size_t(1) << 26;
   const Problem own = problem(DataType::f32, DataType::f32, 1024, 1024, 1024);
   Choice c = choose(ctx, own, ws);
@@ -214,13 +225,7 @@ TEST(DispatchTable, Fp32EntryWhoseSlicesWouldFillFewerWavesLeavesTheChoiceToTheM
 // the entry's, and the reason says so; at the entry's own shape the entry stands.
 TEST(DispatchTable, Fp32EntryGivesWayToThirtyTwoRowTiles) {
   ContextImpl ctx;
-  ctx.device = h100();
-  ctx.device.props.name = "NVIDIA H200";
-  assume_simt_occupancy(ctx.device);
-  ctx.table = parse_table(R"({"device": "NVIDIA H200", "match": "H200", "entries": [
-    {"types": "f32.f32", "layout": "NN", "m": 128, "n": 4096, "k": 4096, "kernel": "sm80.simt_pipelined",
-     "config": {"tile_m": 128, "tile_n": 256, "thread_m": 16, "stages": 3, "group_m": 32, "splits": 8, "stream_k": 0}}]})",
-                          "test");
+  with_fp32_entry(ctx, 128, 4096, 4096, 8);
   const std::size_t ws = std::size_t(1) << 26;
   const Problem own = problem(DataType::f32, DataType::f32, 128, 4096, 4096);
   Choice c = choose(ctx, own, ws);
