@@ -15,29 +15,34 @@ namespace {
 
 constexpr int kTile = 32, kRows = 8;
 
+// The grid: x over the tiles' columns, y over their rows, z over the batch items, each
+// grid-strided (y and z are capped at 65535). A tile's position comes from the block's indices,
+// not from dividing a tile number (a 64-bit division per tile), and each thread's four loads and
+// stores are unrolled off one pointer.
 template <class E>
 __global__ void transpose(const E* __restrict__ src, std::int64_t ld, std::int64_t stride, std::int64_t rows,
                           std::int64_t cols, std::int64_t batch, E* __restrict__ dst, std::int64_t dst_ld) {
   __shared__ E tile[kTile][kTile + 1];
   dev::start_in_stream_order();
   const std::int64_t tiles_c = (cols + kTile - 1) / kTile, tiles_r = (rows + kTile - 1) / kTile;
-  for (std::int64_t item = blockIdx.y; item < batch; item += gridDim.y) {
-    const E* s = src + item * stride;
-    E* d = dst + item * cols * dst_ld;
-    for (std::int64_t t = blockIdx.x; t < tiles_r * tiles_c; t += gridDim.x) {
-      const std::int64_t r0 = (t / tiles_c) * kTile, c0 = (t % tiles_c) * kTile;
-      for (int i = threadIdx.y; i < kTile; i += kRows) {
-        const std::int64_t r = r0 + i, c = c0 + threadIdx.x;
-        if (r < rows && c < cols) tile[i][threadIdx.x] = s[r * ld + c];
+  const int x = int(threadIdx.x), y = int(threadIdx.y);
+  for (std::int64_t item = blockIdx.z; item < batch; item += gridDim.z)
+    for (std::int64_t tr = blockIdx.y; tr < tiles_r; tr += gridDim.y)
+      for (std::int64_t tc = blockIdx.x; tc < tiles_c; tc += gridDim.x) {
+        const std::int64_t r0 = tr * kTile, c0 = tc * kTile;
+        // This tile's rows and columns inside the matrix (a partial tile at the edges).
+        const int in_r = int(std::min<std::int64_t>(kTile, rows - r0)), in_c = int(std::min<std::int64_t>(kTile, cols - c0));
+        const E* s = src + item * stride + (r0 + y) * ld + c0 + x;  // row r0 + y, column c0 + x
+#pragma unroll
+        for (int i = 0; i < kTile / kRows; ++i)
+          if (y + i * kRows < in_r && x < in_c) tile[y + i * kRows][x] = s[i * kRows * ld];
+        __syncthreads();
+        E* d = dst + item * cols * dst_ld + (c0 + y) * dst_ld + r0 + x;  // destination row c0 + y, column r0 + x
+#pragma unroll
+        for (int i = 0; i < kTile / kRows; ++i)
+          if (y + i * kRows < in_c && x < in_r) d[i * kRows * dst_ld] = tile[x][y + i * kRows];
+        __syncthreads();
       }
-      __syncthreads();
-      for (int i = threadIdx.y; i < kTile; i += kRows) {
-        const std::int64_t c = c0 + i, r = r0 + threadIdx.x;  // dst row c, column r
-        if (r < rows && c < cols) d[c * dst_ld + r] = tile[threadIdx.x][i];
-      }
-      __syncthreads();
-    }
-  }
 }
 
 // One block per piece of a row (blockDim.x 16-byte vectors; grid-strided over the pieces of every
@@ -115,8 +120,9 @@ void launch_copy_rows_32(const RowCopy* jobs, int count, cudaStream_t stream) {
 template <class E>
 void launch_transpose(const E* src, std::int64_t ld, std::int64_t stride, std::int64_t rows, std::int64_t cols,
                       std::int64_t batch, E* dst, std::int64_t dst_ld, cudaStream_t stream) {
-  const std::int64_t tiles = ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
-  const dim3 grid(unsigned(std::min<std::int64_t>(tiles, 1 << 20)), unsigned(std::min<std::int64_t>(batch, 65535)));
+  const std::int64_t tiles_c = (cols + kTile - 1) / kTile, tiles_r = (rows + kTile - 1) / kTile;
+  const dim3 grid(unsigned(std::min<std::int64_t>(tiles_c, 1 << 20)), unsigned(std::min<std::int64_t>(tiles_r, 65535)),
+                  unsigned(std::min<std::int64_t>(batch, 65535)));
   transpose<E><<<grid, dim3(kTile, kRows), 0, stream>>>(src, ld, stride, rows, cols, batch, dst, dst_ld);
   GEMMLAB_CHECK_LAUNCH();
 }
