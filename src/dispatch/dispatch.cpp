@@ -217,7 +217,12 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // As choose_sm90's: an H200 1024^3 entry's 128 x 256 tiles in 4 slices make 128 blocks on 132
   // SMs, but 160 at 1023 x 1025 x 1027, a second wave of 28.
   const auto transfers = wave_fill_transfers(p, dev, simt_wave_fill);
-  const auto model = [&] { return simt_model_choice(p, dev, ws, invariant(p)); };
+  // Evaluated once: from_entry asks for it, and so does choose_family where the entry is refused.
+  std::optional<SimtConfig> model_choice;
+  const auto model = [&] {
+    if (!model_choice) model_choice = simt_model_choice(p, dev, ws, invariant(p));
+    return *model_choice;
+  };
   // The entries were measured before 32 x 128 tiles existed. Where the model takes them (D's rows,
   // or those of its last tile row, at most 32), 64-row tiles compute up to half padding, and
   // the model's choice replaces the entry's (docs/shapes.md, "32-row FP32 tiles").
