@@ -157,9 +157,17 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
   // An entry's single 128 x 64 tiles go in pairs where rows of A or B are off the 32-byte sectors:
   // every entry was measured at a shape whose rows start on them. Its 128-row tiles become 64 x 64
-  // ones where those gain: the entries were measured before 64 x 64 tiles existed.
+  // ones where those gain: the entries were measured before 64 x 64 tiles existed. Its pairs of
+  // 128 x 256 tiles stay pairs away from its own shape only where sm90_wide_pairs_gain: pairs and
+  // single tiles measure within a percent or two of each other over many waves, so the pairing an
+  // entry won by says little at a neighbour with fewer waves (5120^3 on an H200 took the 6144^3
+  // entry's pairs: 0.3740 ms, single tiles with a stream-K tail 0.3631; docs/shapes.md, "Pairs of
+  // wide tiles need a longer K").
   const auto from_entry = [&p, &dev](const TableEntry& e) {
-    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, sm90_from(e), dev));
+    Sm90Config c = sm90_from(e);
+    const bool own_shape = e.m == p.m && e.n == p.n && e.k == p.k && e.batch == p.batch;
+    if (c.tile_n == 256 && c.cluster == 2 && !own_shape && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;
+    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, dev));
   };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, from_entry,
@@ -249,6 +257,8 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 }
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
+constexpr const char* kSinglesWords =
+    "; single tiles, not the entry's pairs: pairs of 128x256 tiles need 8 waves of them and a K of 8 k-tiles";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
 constexpr const char* kThinWords =
     "; the model's 32x128 tiles instead (the table predates them): 64-row tiles would compute up to half padding";
@@ -260,7 +270,10 @@ const char* entry_changed_words(const Choice& c) {
     const Sm90Config entry = sm90_from(*c.entry);
     // 64-row tiles first: they are always alone, so an entry's pairs of 128 x 256 tiles turned into
     // them change the cluster too.
-    return c.sm90.tile_m != entry.tile_m ? kSmallWords : c.sm90.cluster != entry.cluster ? kPairsWords : "";
+    return c.sm90.tile_m != entry.tile_m         ? kSmallWords
+           : c.sm90.cluster == entry.cluster     ? ""
+           : c.sm90.cluster == 2                 ? kPairsWords
+                                                 : kSinglesWords;
   }
   if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
   if (c.family == Family::simt) return c.simt.tile_m != simt_from(*c.entry).tile_m && c.simt.tile_m == 32 ? kThinWords : "";
@@ -283,7 +296,7 @@ std::string model_words(const Choice& c, const Problem& p) {
         return fmt::format("{}{}", p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle",
                            c.sm90.cluster == 2 ? kPairsWords : "");
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
-             : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more"
+             : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more, and 8 k-tiles"
              : p.m <= 16 ? "128x256 tiles: a decode step past the skinny kernel's 256 MiB streams B faster in wide tiles"
                                    : "128x256 tiles";
     case Family::sm90_tf32:

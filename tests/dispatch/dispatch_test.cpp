@@ -240,6 +240,31 @@ TEST(DispatchTable, Fp32EntryGivesWayToThirtyTwoRowTiles) {
   EXPECT_NE(describe(c, thin).reason.find("32x128 tiles"), std::string::npos) << describe(c, thin).reason;
 }
 
+// An entry's pairs of 128 x 256 tiles, measured over 8.7 waves at 6144^3, stay pairs at a
+// neighbour only where the pairs' rule holds there: 5120^3 has 6.1 waves of such tiles (on an H200
+// single tiles with a stream-K tail ran 3% faster), 7000^3 11.7. At its own shape the entry stands.
+TEST(DispatchTable, EntryPairsOfWideTilesStayPairsOnlyWhereTheyGain) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "bf16.bf16", "layout": "NN", "m": 6144, "n": 6144, "k": 6144, "kernel": "sm90.wgmma",
+     "config": {"tile_m": 128, "tile_n": 256, "cluster": 2, "stream_k": 1}}]})",
+                          "test");
+  const std::size_t ws = std::size_t(1) << 26;
+  const auto pick = [&](std::int64_t s) {
+    const Problem p = problem(DataType::bf16, DataType::bf16, s, s, s);
+    const Choice c = choose(ctx, p, ws);
+    EXPECT_EQ(c.why, Why::table) << describe(c, p).reason;
+    EXPECT_EQ(c.sm90.tile_n, 256);
+    return std::make_pair(c.sm90.cluster, describe(c, p).reason);
+  };
+  EXPECT_EQ(pick(6144).first, 2);
+  EXPECT_EQ(pick(7000).first, 2);
+  const auto [cluster, reason] = pick(5120);
+  EXPECT_EQ(cluster, 1);
+  EXPECT_NE(reason.find("single tiles, not the entry's pairs"), std::string::npos) << reason;
+}
+
 TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   const DeviceState dev = h100();
   // 4096^3: 512 tiles of 128 x 256, 3.9 waves: 128 x 256 alone, with the tail model on.
@@ -252,6 +277,11 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 2);
   big.act = Activation::gelu_tanh;
   EXPECT_EQ(sm90_model_choice(big, dev, 1 << 26, false).cluster, 1);
+  // As many waves with a K of one k-tile: a tile is its epilogue, and pairs lose; from 8 k-tiles on
+  // they gain.
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16384, 16384, 64), dev, 1 << 26, false).cluster, 1);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16384, 16384, 448), dev, 1 << 26, false).cluster, 1);
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16384, 16384, 512), dev, 1 << 26, false).cluster, 2);
   // 1024 x 2048: 64 tiles of 128 x 256 for 132 SMs: 128 x 128 (128 of them, one round; 88 tiles of
   // 128 x 192 would be one round too, of wider tiles). 1024^2: 64 tiles of 128 x 128 would leave
   // half the SMs idle: 128 x 64 (128 tiles). n <= 64: 128 x 64 whatever m.

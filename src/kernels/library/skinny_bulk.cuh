@@ -191,6 +191,7 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
   std::uint64_t* empty = full + kStages;
   const std::uint32_t base = dev::smem_addr(smem);
   if (threadIdx.x == 0) {
+    tc::prefetch_tensormap(&w_map), tc::prefetch_tensormap(&x_map);
     for (int s = 0; s < kStages; ++s) tc::mbar_init(&full[s], 1), tc::mbar_init(&empty[s], kConsumers);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }

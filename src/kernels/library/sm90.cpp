@@ -321,9 +321,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   const int sms = std::max(1, state.props.sm_count);
   const double rows = double(p.grouped() ? cdiv(p.m, 128) + p.groups / 2 : cdiv(p.m, 128) * p.batch);
   const double waves256 = rows * double(cdiv(p.n, 256)) / sms, waves128 = rows * double(cdiv(p.n, 128)) / sms;
-  // 128 x 256 tiles unless they leave SMs idle. Clusters of 2 only from 8 waves on: below that,
-  // clusters of 1 measured equal or faster on the H100, most at short K (docs/kernels/tensor-ladder.md,
-  // "Clusters of 1 below 8 waves").
+  // 128 x 256 tiles unless they leave SMs idle (in pairs where sm90_wide_pairs_gain, below).
   // And 128 x 128 wherever n <= 128: a 256-wide tile would multiply zeros over half its width or
   // more (a batch of small problems, say).
   if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
@@ -346,8 +344,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   const bool narrow = !p.grouped() && (p.n <= 64 || 2 * waves128 <= 1);
   if (narrow) c.tile_n = 64;
   c = sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, state));
-  // (Pairs have no fused epilogue: sm90_impl.cuh.)
-  if (c.tile_n == 256 && waves256 >= 8 && !p.grouped() && !p.has_epilogue()) c.cluster = 2;
+  if (c.tile_n == 256 && sm90_wide_pairs_gain(p, state)) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
   // Split-K where 128 x 128 tiles (128 x 64 for n <= 64) fill at most half the GPU and K is long
   // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
@@ -405,6 +402,15 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   const Copies copies = copies_for(p);  // only here: the rows' alignment is the last thing asked
   if (!rows_off_sectors(p, p.a, copies.a.needed) && !rows_off_sectors(p, p.b, copies.b.needed)) c.tile_n = 32;
   return c;
+}
+
+bool sm90_wide_pairs_gain(const Problem& p, const DeviceState& state) {
+  // Pairs have no fused epilogue (sm90_impl.cuh); a grouped launch's tiles are the GPU's offsets'.
+  if (p.grouped() || p.has_epilogue()) return false;
+  constexpr double kMinWaves = 8;
+  constexpr std::int64_t kMinKTiles = 8;
+  const double waves = double(cdiv(p.m, 128) * p.batch) * double(cdiv(p.n, 256)) / std::max(1, state.props.sm_count);
+  return waves >= kMinWaves && cdiv(p.k, kBK) >= kMinKTiles;
 }
 
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c) {

@@ -51,8 +51,8 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 
 // The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, or 128 x 64
 // where 128 x 128 tiles would leave half of them idle, and for n <= 64; 64 x 64 or pairs of 128 x 64
-// where sm90_small_tiles_where_they_gain or sm90_pairs_where_they_gain says so), clusters of 2 from 8 waves
-// of 128 x 256 tiles on, a stream-K tail where its cost model gains (and the
+// where sm90_small_tiles_where_they_gain or sm90_pairs_where_they_gain says so), clusters of 2 where
+// sm90_wide_pairs_gain says so, a stream-K tail where its cost model gains (and the
 // workspace holds it); split-K for a few tiles with a long K. batch_invariant: one configuration
 // for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
@@ -79,6 +79,15 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
 // entries, all measured at aligned shapes, say nothing about this, so dispatch applies it to them
 // as well as to the model's choice.
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c);
+
+// Whether pairs of 128 x 256 tiles sharing B (clusters of 2) serve p better than single ones: from
+// 8 waves of such tiles on, where the halved B traffic wins 0.5 to 2% (below, single tiles measured
+// equal or faster: docs/kernels/tensor-ladder.md, "Clusters of 1 below 8 waves"), and with a K of
+// at least 8 k-tiles. At one k-tile a tile is its epilogue, and the pairs' coupling cost 6 to 8% on
+// an H200 (16384 x 16384 x 64, 8192 x 8192 x 16; docs/shapes.md, "Pairs of wide tiles need a
+// longer K"); 16384 x 16384 x 512 (8 k-tiles) gained 2% in pairs on an H100. Dense launches with a
+// plain epilogue only (the pairs' instantiations).
+bool sm90_wide_pairs_gain(const Problem& p, const DeviceState& state);
 
 // How full configuration c keeps the GPU's waves on p: its units (a cluster's tiles) over the
 // resident slots of the waves they take, 1 for whole waves (1023 x 1025 x 1027 in 128 x 64 tiles:

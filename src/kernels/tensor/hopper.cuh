@@ -281,6 +281,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   const int wg = threadIdx.x / 128;  // warpgroup
   const unsigned rank = Cfg::kCluster > 1 ? cluster_rank() : 0;
+  if (threadIdx.x == 0) {  // the producer thread's first copies, and the TMA epilogue's stores
+    prefetch_tensormap(&tm_a), prefetch_tensormap(&tm_b);
+    if (args.tma_store) prefetch_tensormap(&tm_c);
+  }
   init_pipeline<Cfg::kCluster>(full, empty, S, Cfg::kConsumers);
   dev::start_in_stream_order();  // before the walker reads a grouped call's offsets
 

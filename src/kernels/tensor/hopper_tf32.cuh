@@ -123,6 +123,10 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of 1 or 2 CTAs");
   const int wg = threadIdx.x / 128;
   const unsigned rank = CLUSTER > 1 ? cluster_rank() : 0;
+  if (threadIdx.x == 0) {  // as hopper_gemm's
+    prefetch_tensormap(&tm_a), prefetch_tensormap(&tm_b);
+    if (args.tma_store) prefetch_tensormap(&tm_c);
+  }
   init_pipeline<CLUSTER>(full, empty, S, Cfg::kConsumers);
   dev::start_in_stream_order();
 
