@@ -213,12 +213,20 @@ TEST(DispatchTable, Fp32EntryWhoseSlicesWouldFillFewerWavesLeavesTheChoiceToTheM
   Choice c = choose(ctx, own, ws);
   ASSERT_EQ(c.why, Why::table) << describe(c, own).reason;
   EXPECT_EQ(c.simt.splits, 4);
+  const SimtConfig entry = c.simt;
   EXPECT_NEAR(simt_wave_fill(own, c.simt, ctx.device), 128.0 / 132.0, 1e-12);
   const Problem odd = problem(DataType::f32, DataType::f32, 1023, 1025, 1027);
   EXPECT_NEAR(simt_wave_fill(odd, c.simt, ctx.device), 160.0 / 264.0, 1e-12);
   c = choose(ctx, odd, ws);
   ASSERT_EQ(c.why, Why::model);
   EXPECT_NE(describe(c, odd).reason.find("would fill the GPU's waves far less here"), std::string::npos);
+  // 1200^3: 200 blocks, a second wave of 68 (0.76 against the entry's 0.97): the entry ran it in
+  // 0.1229 ms on an H200, the model's choice in 0.1024.
+  const Problem wider = problem(DataType::f32, DataType::f32, 1200, 1200, 1200);
+  EXPECT_NEAR(simt_wave_fill(wider, entry, ctx.device), 200.0 / 264.0, 1e-12);
+  EXPECT_EQ(choose(ctx, wider, ws).why, Why::model);
+  // 1000^3: 128 blocks, as at the entry's shape: the entry.
+  EXPECT_EQ(choose(ctx, problem(DataType::f32, DataType::f32, 1000, 1000, 1000), ws).why, Why::table);
 }
 
 // FP32 table entries predate the 32 x 128 tiles: where the model takes them, its choice replaces
