@@ -59,6 +59,16 @@ DeviceState h100() {
   return s;
 }
 
+// ctx with the H100's figures and one table entry of the Hopper kernel, BF16 NN with BF16 D, at
+// m x n x k with the configuration `config` (JSON).
+void with_sm90_entry(ContextImpl& ctx, std::int64_t m, std::int64_t n, std::int64_t k, const char* config) {
+  ctx.device = h100();
+  ctx.table = parse_table(fmt::format(R"({{"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {{"types": "bf16.bf16", "layout": "NN", "m": {}, "n": {}, "k": {}, "kernel": "sm90.wgmma", "config": {}}}]}})",
+                                      m, n, k, config),
+                          "test");
+}
+
 }  // namespace
 
 TEST(DispatchTable, ParsesEntriesAndFindsTheNearestOfTheSameClass) {
@@ -159,11 +169,7 @@ TEST(DispatchTable, EntryWithoutTailLeavesTheTailToTheRuleElsewhere) {
 // 1023 x 1025 x 1027 (a second wave of 4): the model decides there.
 TEST(DispatchTable, EntryWhoseTilesWouldFillFewerWavesLeavesTheChoiceToTheModel) {
   ContextImpl ctx;
-  ctx.device = h100();
-  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
-    {"types": "bf16.bf16", "layout": "NN", "m": 1024, "n": 1024, "k": 1024, "kernel": "sm90.wgmma",
-     "config": {"tile_m": 128, "tile_n": 64, "cluster": 1, "stream_k": 0}}]})",
-                          "test");
+  with_sm90_entry(ctx, 1024, 1024, 1024, R"({"tile_m": 128, "tile_n": 64, "cluster": 1, "stream_k": 0})");
   const std::size_t ws = std::size_t(1) << 26;
   const Problem near = problem(DataType::bf16, DataType::bf16, 1000, 1000, 1000);  // 128 tiles as well
   Choice c = choose(ctx, near, ws);
@@ -253,11 +259,7 @@ TEST(DispatchTable, Fp32EntryGivesWayToThirtyTwoRowTiles) {
 // single tiles with a stream-K tail ran 3% faster), 7000^3 11.7. At its own shape the entry stands.
 TEST(DispatchTable, EntryPairsOfWideTilesStayPairsOnlyWhereTheyGain) {
   ContextImpl ctx;
-  ctx.device = h100();
-  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
-    {"types": "bf16.bf16", "layout": "NN", "m": 6144, "n": 6144, "k": 6144, "kernel": "sm90.wgmma",
-     "config": {"tile_m": 128, "tile_n": 256, "cluster": 2, "stream_k": 1}}]})",
-                          "test");
+  with_sm90_entry(ctx, 6144, 6144, 6144, R"({"tile_m": 128, "tile_n": 256, "cluster": 2, "stream_k": 1})");
   const std::size_t ws = std::size_t(1) << 26;
   const auto pick = [&](std::int64_t s) {
     const Problem p = problem(DataType::bf16, DataType::bf16, s, s, s);
