@@ -298,6 +298,7 @@ std::string model_words(const Choice& c, const Problem& p) {
         return fmt::format("{}{}", p.n <= 64 ? "128x64 tiles: n <= 64" : "128x64 tiles: 128x128 tiles would leave half the SMs or more idle",
                            c.sm90.cluster == 2 ? kPairsWords : "");
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
+             : c.sm90.tile_n == 192 ? "128x192 tiles: they finish in fewer rounds than 128x256 or 128x128 ones"
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more, and 8 k-tiles"
              : p.m <= 16 ? "128x256 tiles: a decode step past the skinny kernel's 256 MiB streams B faster in wide tiles"
                                    : "128x256 tiles";

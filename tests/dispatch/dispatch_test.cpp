@@ -451,6 +451,12 @@ TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
   // against 144 of 128 (two); 1536 x 4096: 264 (two of 192) against 192 of 256 (two of 256).
   for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{1536, 1536}, {3072, 3072}, {768, 3072}, {1536, 4096}})
     EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, m, n, 1024)), 192) << m << " x " << n;
+  const Problem square = problem(DataType::bf16, DataType::bf16, 1536, 1536, 1024);
+  Choice c;
+  c.family = Family::sm90;
+  c.sm90 = sm90_model_choice(square, dev, 1 << 26, false);
+  EXPECT_NE(describe(c, square).reason.find("model: 128x192 tiles: they finish in fewer rounds"), std::string::npos)
+      << describe(c, square).reason;
   // Near ties and losses keep the wider or narrower tile: 4096^2 (six rounds of 192 against four of
   // 256), 5120^2 (9 x 192 against 7 x 256: 4% less), 8192^2 (21 x 192 against 16 x 256: 2% less);
   // 2048^2 (two rounds of 192 against two of 128).
