@@ -79,6 +79,11 @@ const TableEntry* table_entry(const ContextImpl& ctx, const Problem& p) {
                            p.grouped() ? p.groups : p.batch);
 }
 
+// Whether p is the shape entry e was measured at.
+bool at_entry_shape(const TableEntry& e, const Problem& p) {
+  return e.m == p.m && e.n == p.n && e.k == p.k && e.batch == p.batch;
+}
+
 // One family's choice: the table's configuration if it names this family and that configuration
 // runs p here, else the family's model. `from_entry` reads a configuration from a table entry,
 // `model` gives the model's, `reject` says why a configuration cannot run (nothing when it can),
@@ -111,8 +116,7 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
       return true;
     };
     if constexpr (requires { entry_config.stream_k; entry_config.splits; }) {
-      const bool own_shape = e->m == p.m && e->n == p.n && e->k == p.k && e->batch == p.batch;
-      if (!p.grouped() && entry_config.stream_k == 0 && entry_config.splits <= 1 && !own_shape) {  // grouped: no tail
+      if (!p.grouped() && entry_config.stream_k == 0 && entry_config.splits <= 1 && !at_entry_shape(*e, p)) {  // grouped: no tail
         Config tailed = entry_config;
         tailed.stream_k = int(TailMode::when_faster);
         if (take(tailed, true)) return true;
@@ -167,8 +171,7 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // wide tiles need a longer K").
   const auto from_entry = [&p, &dev](const TableEntry& e) {
     Sm90Config c = sm90_from(e);
-    const bool own_shape = e.m == p.m && e.n == p.n && e.k == p.k && e.batch == p.batch;
-    if (c.tile_n == 256 && c.cluster == 2 && !own_shape && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;
+    if (c.tile_n == 256 && c.cluster == 2 && !at_entry_shape(e, p) && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;
     return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, dev));
   };
   return choose_family(
