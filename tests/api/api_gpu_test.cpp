@@ -109,11 +109,12 @@ TEST_P(ApiTyped, SkinnyCudaCoreFormEdgesMatchTheReference) {
 }
 
 // A few tiles with a long K: 16-bit problems take sm90's split-K there (K in slices of FP32
-// partial sums, added by a second kernel that applies the epilogue). Every layout; beta with C
-// aliasing D, a bias and an activation, padding and a column-major D on the second pass.
+// partial sums, added by a second kernel that applies the epilogue). Every layout, rows of D in
+// 4-output vectors or not (n = 77), up to 128 slices (64 x 128 x 16384 in 64 x 64 tiles); beta
+// with C aliasing D, a bias and an activation, padding and a column-major D on the second pass.
 TEST_P(ApiTyped, FewTilesWithALongKMatchTheReference) {
   for (const LayoutCombo& l : all_layouts())
-    for (Dims d : {Dims{100, 136, 3000}, Dims{7, 300, 2056}, Dims{128, 128, 8200}})
+    for (Dims d : {Dims{100, 136, 3000}, Dims{7, 300, 2056}, Dims{128, 128, 8200}, Dims{50, 77, 6000}, Dims{64, 128, 16384}})
       EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
   for (Order d_order : {Order::row_major, Order::col_major}) {
     GemmCase c = sized(base(), {96, 200, 4104});
@@ -292,6 +293,8 @@ TEST_P(ApiTyped, ReproducibleRunsAreBitwiseEqual) {
   cases.push_back(sized(base(), {333, 97, 515}));
   cases.push_back(sized(base(), {1000, 1000, 1000}));
   cases.push_back(sized(base(), {96, 80, 4100}));
+  cases.push_back(sized(base(), {64, 128, 16384}));
+  cases.push_back(sized(base(), {50, 77, 6000}));
   GemmCase batched = sized(base(), {136, 200, 72});
   batched.batch = 3, batched.gap = 2, batched.bias = BiasKind::per_column, batched.act = Activation::gelu_tanh;
   batched.beta = 0.75, batched.c_is_d = true;
