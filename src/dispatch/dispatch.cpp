@@ -198,7 +198,7 @@ bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Cho
   return choose_family(
       ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
       [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
-      [&](const SkinnyConfig&) { return skinny_workspace_bytes(p); }, out, why_not,
+      [&](const SkinnyConfig& c) { return skinny_workspace_bytes(p, c); }, out, why_not,
       kEveryShape);
 }
 
@@ -477,7 +477,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
       Choice c;
       c.family = Family::skinny;
       c.skinny = cfg;
-      c.workspace_bytes = skinny_workspace_bytes(p);
+      c.workspace_bytes = skinny_workspace_bytes(p, cfg);
       out.push_back(c);
     }
   if (skinny_simt_shape(p))

@@ -76,6 +76,10 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
       c.beta = 0.5, c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh;
       c.a_pad = 8, c.b_pad = 16, c.d_pad = 3;
       EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+      // The same with an M-major A (read as stored, element by element, with at most 16 rows).
+      GemmCase m_major = c;
+      m_major.op_a = Op::transpose;
+      EXPECT_CASE_OK(run_case(ctx(), m_major, stream()));
       GemmCase n_short = sized(base(), {520, 24, 1024});
       n_short.batch = 2, n_short.d_order = d_order, n_short.b_broadcast = broadcast_a;
       n_short.bias = BiasKind::per_row, n_short.act = Activation::silu, n_short.alpha = -1.5;

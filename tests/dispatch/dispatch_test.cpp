@@ -820,16 +820,35 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   EXPECT_NE(why(n_4100, ws).find("16-byte vectors"), std::string::npos);  // ld = 4100
   n_4100.b.ld = 4104;
   EXPECT_NE(why(n_4100, ws).find("n side, which is not a multiple of 8"), std::string::npos);
-  // An M-major A is copied K-major into the workspace: 16 x 4096 elements.
+  // An M-major A: the register path reads it as stored; the TMA-fed form copies it K-major into
+  // the workspace first (16 x 4096 elements).
+  SkinnyConfig bulk = c;
+  bulk.bulk = 1;
   Problem m_major = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   m_major.a = {m_major.a.ptr, 16, 0, false};
-  EXPECT_EQ(skinny_workspace_bytes(m_major), 16u * 4096u * 2u);
-  EXPECT_NE(why(m_major, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
-  EXPECT_FALSE(skinny_reject(m_major, c, dev, ws));
-  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), 0u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major, c), 0u);
+  EXPECT_FALSE(skinny_reject(m_major, c, dev, 0));
+  EXPECT_EQ(skinny_workspace_bytes(m_major, bulk), 16u * 4096u * 2u);
+  EXPECT_NE(skinny_reject(m_major, bulk, dev, 1024).value_or("accepted").find("131072 bytes, the call has 1024"),
+            std::string::npos);
+  // With 17 to 64 rows (3 to 8 groups of 8 columns), the register path copies it too.
+  Problem m_major_24 = problem(DataType::bf16, DataType::f32, 24, 4096, 4096);
+  m_major_24.a = {m_major_24.a.ptr, 24, 0, false};
+  EXPECT_EQ(skinny_workspace_bytes(m_major_24, c), 24u * 4096u * 2u);
+  // A K-major A off 16-byte rows (ld 4100) is copied by both.
+  Problem unaligned = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
+  unaligned.a.ld = 4100;
+  EXPECT_EQ(skinny_workspace_bytes(unaligned, c), 16u * 4096u * 2u);
+  EXPECT_NE(why(unaligned, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
+  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096), bulk), 0u);
   Problem m_major_f32 = tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4096));
   m_major_f32.a = {m_major_f32.a.ptr, 16, 0, false};
-  EXPECT_EQ(skinny_workspace_bytes(m_major_f32), 16u * 4096u * 4u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, c), 0u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, bulk), 16u * 4096u * 4u);
+  // FP32 over a K-major W (B transposed): copied for both forms.
+  Problem tt_f32 = m_major_f32;
+  tt_f32.b = {tt_f32.b.ptr, 4096, 0, true};
+  EXPECT_EQ(skinny_workspace_bytes(tt_f32, c), 16u * 4096u * 4u);
 }
 
 TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {

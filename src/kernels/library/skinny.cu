@@ -24,9 +24,9 @@ namespace gemmlab::detail {
 epi::Params epilogue_params(const Problem& p);
 
 namespace skinny {
-Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor);
-Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor);
-Kernel kernel_tf32(int mt, bool w_kmajor);
+Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor);
+Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor);
+Kernel kernel_tf32(int mt, bool w_kmajor, bool x_kmajor);
 BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor);
@@ -110,10 +110,11 @@ skinny::BulkKernel bulk_kernel_of(DataType ab, bool f32_out, int mt, bool w_kmaj
   return ab == DataType::bf16 ? skinny::bulk_kernel_bf16(f32_out, mt, w_kmajor) : skinny::bulk_kernel_f16(f32_out, mt, w_kmajor);
 }
 
-skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor) {
+skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor, bool x_kmajor) {
   const bool f32_out = p.cd == DataType::f32;
-  if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor);
-  return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor) : skinny::kernel_f16(f32_out, mt, w_kmajor);
+  if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor, x_kmajor);
+  return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor, x_kmajor)
+                                : skinny::kernel_f16(f32_out, mt, w_kmajor, x_kmajor);
 }
 
 // Whether operand o (batch items of it) is read in 16-byte vectors of `vec` elements as it is:
@@ -123,12 +124,21 @@ bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool n
          rows_aligned(o.ptr, o.ld, o.stride, o.stride == 0 ? 1 : batch, std::size_t(16 / vec), 16);
 }
 
-// The kernel reads X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,
+// The kernels read X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,
 // N-major B of a projection to a few outputs, a sub-matrix view) is first copied so into the
 // workspace: small x k per item, k a multiple of a vector. X is the short operand, so the copy is
-// small.
-std::size_t x_copy_bytes(const Problem& p, const Sides& s) {
-  if (vector_ready(*s.x, p.batch, vec(p), true)) return 0;
+// small, but it is a launch of its own, which a decode step notices. So the mma.sync register
+// path reads an MN-major X of at most 16 columns as it is, element by element (skinny.cuh,
+// gather_x): a lane gathers 8 or 16 elements a k-step per group of 8 columns, which more groups
+// would multiply. Except for FP32 operands over a K-major W, where the gathered reads measured
+// slower than the copy (docs/shapes.md, "Decode steps with an M-major A"). The TMA-fed form's
+// boxes and the CUDA-core form's float4 loads need the copy.
+constexpr std::int64_t kMaxSmallAsStored = 16;
+bool x_as_stored(const Problem& p, const Sides& s, bool register_path) {
+  return register_path && !s.x->k_major && s.small <= kMaxSmallAsStored && !(wide(p) && s.w->k_major);
+}
+std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
+  if (vector_ready(*s.x, p.batch, vec(p), true) || x_as_stored(p, s, register_path)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
   return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
 }
@@ -148,7 +158,7 @@ std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
   if (!tc::tma_layout_ok(s.w->ptr, es, s.w->k_major ? s.big : p.k, s.w->ld, w_items, s.w->stride))
     return fmt::format("the TMA cannot read {} (the long operand) as laid out: batch items overlap or lie too far apart",
                        s.swapped ? "B" : "A");
-  if (x_copy_bytes(p, s) == 0 && !tc::tma_layout_ok(s.x->ptr, es, s.small, s.x->ld, x_items, s.x->stride))
+  if (x_copy_bytes(p, s, false) == 0 && !tc::tma_layout_ok(s.x->ptr, es, s.small, s.x->ld, x_items, s.x->stride))
     return fmt::format("the TMA cannot read {} (the short operand) as laid out: batch items overlap or lie too far apart",
                        s.swapped ? "A" : "B");
   if (std::max(s.big, p.k) > INT_MAX) return std::string("a side past the TMA's 32-bit coordinates");
@@ -198,10 +208,10 @@ bool bulk_first(const Problem& p) {
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
 // split, the long operand's vectors (stored along its long side, that side a multiple of
-// `big_multiple`) and the short one's copy.
+// `big_multiple`) and the short one's copy (x_copy_bytes; `register_path`: the mma.sync one's).
 std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes, std::int64_t max_small, std::int64_t tile,
-                                         std::int64_t big_multiple) {
+                                         std::int64_t big_multiple, bool register_path) {
   if (state.cc < 90) return fmt::format("needs an sm_90 GPU (thread-block clusters); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not offered");
   if (p.determinism == Determinism::batch_invariant)
@@ -219,7 +229,7 @@ std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c
   if (!s.w->k_major && s.big % big_multiple != 0)
     return fmt::format("{} (the long operand) is stored along its {} {} side, which is not a multiple of {}", w_name,
                        s.big, s.swapped ? "n" : "m", big_multiple);
-  if (const std::size_t bytes = x_copy_bytes(p, s); bytes > workspace_bytes)
+  if (const std::size_t bytes = x_copy_bytes(p, s, register_path); bytes > workspace_bytes)
     return fmt::format("{} (the short operand) is copied K-major into the workspace first: {} bytes, the call has {}",
                        s.swapped ? "A" : "B", bytes, workspace_bytes);
   if (cdiv(s.big, tile) * c.splits > INT_MAX) return std::string("too many tiles for one grid");
@@ -227,14 +237,16 @@ std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c
 }
 
 // The kernels' arguments for p, the short operand first copied K-major into the workspace when it
-// is stored otherwise; `step` is the k of one warp's step, `warps` the warps of a CTA.
-skinny::Args make_args(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env, std::int64_t step, int warps) {
+// is stored otherwise (x_copy_bytes; `register_path`: for the mma.sync one); `step` is the k of
+// one warp's step, `warps` the warps of a CTA.
+skinny::Args make_args(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env, std::int64_t step, int warps,
+                       bool register_path) {
   const Sides s = sides_of(p);
   skinny::Args a;
   a.big = s.big, a.small = s.small, a.k = p.k, a.batch = p.batch;
   a.w = s.w->ptr, a.ldw = s.w->ld, a.stride_w = s.w->stride;
   a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
-  if (x_copy_bytes(p, s) > 0) {
+  if (x_copy_bytes(p, s, register_path) > 0) {
     const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
     if (s.x->k_major && wide(p))  // small rows of k, at an unaligned place
       launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
@@ -308,7 +320,7 @@ void prepare_skinny(DeviceState& state) {
       // Every type pair and layout of one mt and width has the same registers within a few tens;
       // the big-major bf16 -> f32 and TF32 ones stand for them.
       state.skinny_resident[resident_index(mt, is_wide)] =
-          count(is_wide ? skinny::kernel_tf32(mt, false) : skinny::kernel_bf16(true, mt, false), skinny::kWarps);
+          count(is_wide ? skinny::kernel_tf32(mt, false, true) : skinny::kernel_bf16(true, mt, false, true), skinny::kWarps);
   for (bool w_kmajor : {false, true})
     for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
           count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s));
@@ -342,7 +354,9 @@ bool skinny_first(const Problem& p) {
   return decode || bulk_first(p);
 }
 
-std::size_t skinny_workspace_bytes(const Problem& p) { return skinny_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0; }
+std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c) {
+  return skinny_shape(p) ? x_copy_bytes(p, sides_of(p), !c.bulk) : 0;
+}
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes) {
@@ -353,7 +367,7 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
   if (c.bulk != 0 && c.bulk != 1) return fmt::format("bulk must be 0 or 1, not {}", c.bulk);
   const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? bulk_tile(mt_for(sides_of(p).small)) : tile_big(mt_for(sides_of(p).small));
-  if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8)) return why;
+  if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8, !c.bulk)) return why;
   if (c.bulk) return bulk_reject(p, sides_of(p));
   return std::nullopt;
 }
@@ -365,7 +379,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
   if (c.bulk) {
     // Steps of a stage (bk of k) per CTA: make_args counts them for one worker a CTA.
     const std::int64_t bk = bulk_k(p);
-    const skinny::Args a = make_args(p, c, env, bk, 1);
+    const skinny::Args a = make_args(p, c, env, bk, 1, false);
     const DType t = p.ab == DataType::bf16 ? DType::bf16 : p.ab == DataType::f16 ? DType::f16 : DType::f32;
     const std::int64_t w_items = a.stride_w == 0 ? 1 : p.batch, x_items = a.stride_x == 0 ? 1 : p.batch;
     // Boxes of 128-byte rows, swizzled: 64 W rows by bk of k (K-major), or bk of k by 128 bytes of
@@ -381,8 +395,9 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     GEMMLAB_CUDA(run(bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major), w_map, x_map, a));
     return;
   }
-  launch_clustered(kernel_of(p, mt, s.w->k_major), make_args(p, c, env, step_k(p), skinny::kWarps),
-                   cdiv(s.big, tile_big(mt)), skinny::kWarps, c, env.queue());
+  launch_clustered(kernel_of(p, mt, s.w->k_major, !x_as_stored(p, s, true)),
+                   make_args(p, c, env, step_k(p), skinny::kWarps, true), cdiv(s.big, tile_big(mt)), skinny::kWarps, c,
+                   env.queue());
 }
 
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
@@ -422,7 +437,7 @@ bool skinny_simt_first(const Problem& p) {
 }
 
 std::size_t skinny_simt_workspace_bytes(const Problem& p) {
-  return skinny_simt_shape(p) ? x_copy_bytes(p, sides_of(p)) : 0;
+  return skinny_simt_shape(p) ? x_copy_bytes(p, sides_of(p), false) : 0;
 }
 
 std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -431,7 +446,7 @@ std::optional<std::string> skinny_simt_reject(const Problem& p, const SkinnyConf
   if (c.bulk) return std::string("has no TMA-fed form (bulk)");
   const bool shape = skinny_simt_shape(p), w_kmajor = shape && sides_of(p).w->k_major;
   return shared_reject(p, c, state, workspace_bytes, kMaxSmallSimt,
-                       skinny_simt::tile_big(w_kmajor, shape ? s_for(sides_of(p).small) : 1), 4);
+                       skinny_simt::tile_big(w_kmajor, shape ? s_for(sides_of(p).small) : 1), 4, false);
 }
 
 void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env) {
@@ -440,7 +455,8 @@ void launch_skinny_simt(const Problem& p, const SkinnyConfig& c, const LaunchEnv
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small), warps = skinny_simt::warps(w_kmajor, n);
-  launch_clustered(skinny_simt::kernel_f32(n, w_kmajor), make_args(p, c, env, skinny_simt::step_k(w_kmajor, n), warps),
+  launch_clustered(skinny_simt::kernel_f32(n, w_kmajor),
+                   make_args(p, c, env, skinny_simt::step_k(w_kmajor, n), warps, false),
                    cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)), warps, c, env.queue());
 }
 

@@ -10,9 +10,12 @@
 //   - No shared memory on the way in. Each lane loads its mma fragment straight from global memory
 //     with 16-byte loads (W K-major: a vector of consecutive k of one row, the k order permuted
 //     inside the mma, which a sum does not mind; W big-major: 8 consecutive rows of one k, paired up
-//     with byte permutes for 16-bit elements), one k-step ahead of the mma that uses it.
-//   - Split K, deterministically. The 4 warps of a CTA take consecutive ranges of k, and a cluster
-//     of `splits` CTAs (1 to 8) splits k further. Warp sums add in shared memory in warp order,
+//     with byte permutes for 16-bit elements), one k-step ahead of the mma that uses it. X is read
+//     K-major in 16-byte vectors too or, stored MN-major with at most 16 columns (the M-major A of
+//     a decode step), element by element: the kernels for that (kXK false) are instantiations of
+//     their own, so the K-major ones keep their registers.
+//   - Split K, deterministically. The 4 warps of a CTA take consecutive ranges of k (interleaved
+//     k-steps over a K-major W), and a cluster of `splits` CTAs (1 to 8) splits k further. Warp sums add in shared memory in warp order,
 //     then each CTA of the cluster adds a slice of the tile over the cluster's CTAs in rank order,
 //     through distributed shared memory: no workspace, no atomics, no second kernel.
 //   - FP32 operands, where the call allows TF32, take the same path with m16n8k8.tf32.
@@ -41,8 +44,9 @@ struct Args {
   // W (big x k): element (r, kk) at w[r * ldw + kk] when w_kmajor, else w[kk * ldw + r].
   const void* w = nullptr;
   std::int64_t ldw = 0, stride_w = 0;
-  // X (small x k): element (i, kk) at x[i * ldx + kk], in 16-byte rows (a copy when the caller's
-  // X is stored otherwise).
+  // X (small x k): element (i, kk) at x[i * ldx + kk] in 16-byte rows (a copy when the caller's
+  // X is stored otherwise), or at x[kk * ldx + i] in the kernels for an MN-major X (kXK false: an
+  // M-major A of a decode step, read as stored, element by element; skinny.cu says where).
   const void* x = nullptr;
   std::int64_t ldx = 0, stride_x = 0;
   // D and C: element (r, i) at d[r * d_big + i * d_small].
@@ -155,10 +159,10 @@ struct Step {
 template <class E, int MT, int NT, bool kWK>
 struct Lane {
   const E* w[kWK ? NT : 1][kWK ? 2 : 1];  // K-major: rows (tile, g / g + 8) at k = kVec t; big-major: k = (2 or 1) t, row 2 NT g
-  const E* x[MT];                         // X's row mt * 8 + g at k = 0 (X is K-major, 16-byte rows)
+  const E* x[MT];                         // X's row mt * 8 + g at k = 0
 };
 
-template <class E, int MT, int NT, bool kWK>
+template <class E, int MT, int NT, bool kWK, bool kXK>
 __device__ __forceinline__ Lane<E, MT, NT, kWK> lane_setup(const Args& p, const E* W, const E* X, std::int64_t r0,
                                                            int g, int t) {
   Lane<E, MT, NT, kWK> l;
@@ -172,12 +176,31 @@ __device__ __forceinline__ Lane<E, MT, NT, kWK> lane_setup(const Args& p, const 
     l.w[0][0] = W + std::int64_t(kPerWord<E> * t) * p.ldw + min(r0 + 2 * NT * g, p.big - 2 * NT);
   }
 #pragma unroll
-  for (int mt = 0; mt < MT; ++mt) l.x[mt] = X + min(std::int64_t(mt * 8 + g), p.small - 1) * p.ldx;
+  for (int mt = 0; mt < MT; ++mt) l.x[mt] = X + min(std::int64_t(mt * 8 + g), p.small - 1) * (kXK ? p.ldx : 1);
   return l;
 }
 
+// N words of an MN-major X's row at k = kk, kk + 1, ... (`at`: the row's element at k = 0, `ld`
+// elements between k): 16-bit elements in pairs, low half first, as a K-major row's words hold them.
+// X is small and its lines stay in L1 (each load of a warp reads 16 or 32 contiguous bytes, the 8
+// columns of a group, from each of 4 k rows), so the reads cost less than a copy's launch.
+template <class E, int N>
+__device__ __forceinline__ Words<N> gather_x(const E* at, std::int64_t kk, std::int64_t ld) {
+  Words<N> r;
+#pragma unroll
+  for (int w = 0; w < N; ++w) {
+    if constexpr (kPerWord<E> == 2) {
+      const std::uint32_t lo = __ldg(at + (kk + 2 * w) * ld), hi = __ldg(at + (kk + 2 * w + 1) * ld);
+      r.v[w] = lo | (hi << 16);
+    } else {
+      r.v[w] = __float_as_uint(__ldg(at + (kk + w) * ld));
+    }
+  }
+  return r;
+}
+
 // The operands of the k-step at k0.
-template <class E, int MT, int NT, bool kWK>
+template <class E, int MT, int NT, bool kWK, bool kXK>
 __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E, MT, NT, kWK>& l, const Args& p,
                                           std::int64_t k0, int t) {
   using S = Step<E, MT, NT, kWK>;
@@ -190,8 +213,12 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
       for (int h = 0; h < 2; ++h) s.w[q][h] = in ? load_words<4, false>(l.w[q][h] + k0) : Words<4>{};
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
-      const uint4 v = in ? __ldg(reinterpret_cast<const uint4*>(l.x[mt] + kk)) : make_uint4(0, 0, 0, 0);
-      s.x[0][mt].v[0] = v.x, s.x[0][mt].v[1] = v.y, s.x[0][mt].v[2] = v.z, s.x[0][mt].v[3] = v.w;
+      if constexpr (kXK) {
+        const uint4 v = in ? __ldg(reinterpret_cast<const uint4*>(l.x[mt] + kk)) : make_uint4(0, 0, 0, 0);
+        s.x[0][mt].v[0] = v.x, s.x[0][mt].v[1] = v.y, s.x[0][mt].v[2] = v.z, s.x[0][mt].v[3] = v.w;
+      } else {
+        s.x[0][mt] = in ? gather_x<E, 4>(l.x[mt], kk, p.ldx) : Words<4>{};
+      }
     }
   } else {
     // The k rows of half h: 16-bit, k0 + 2t + (16h + {0, 1, 8, 9}); FP32, k0 + t + (8h + {0, 4}).
@@ -211,8 +238,13 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
       const bool lo = kk < p.k, hi = kk + far < p.k;
 #pragma unroll
       for (int mt = 0; mt < MT; ++mt) {
-        s.x[h][mt].v[0] = lo ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk)) : 0u;
-        s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + far)) : 0u;
+        if constexpr (kXK) {
+          s.x[h][mt].v[0] = lo ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk)) : 0u;
+          s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + far)) : 0u;
+        } else {
+          s.x[h][mt].v[0] = lo ? gather_x<E, 1>(l.x[mt], kk, p.ldx).v[0] : 0u;
+          s.x[h][mt].v[1] = hi ? gather_x<E, 1>(l.x[mt], kk + far, p.ldx).v[0] : 0u;
+        }
       }
     }
   }
@@ -295,7 +327,7 @@ __device__ __forceinline__ void store_sum(const Args& p, const epi::Scalars& sc,
   D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
 }
 
-template <class T, class TD, int MT, bool kWK>
+template <class T, class TD, int MT, bool kWK, bool kXK>
 __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
@@ -320,13 +352,13 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
   for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
     const E* W = static_cast<const E*>(p.w) + item * p.stride_w;
     const E* X = static_cast<const E*>(p.x) + item * p.stride_x;
-    const Lane<E, MT, NT, kWK> l = lane_setup<E, MT, NT, kWK>(p, W, X, r0, g, t);
+    const Lane<E, MT, NT, kWK> l = lane_setup<E, MT, NT, kWK, kXK>(p, W, X, r0, g, t);
     float acc[NT][MT][4] = {};
     // One step of loads, then its mma: a second step in flight per warp (registers for both)
     // left fewer CTAs resident, and as many bytes in flight per SM.
     Step<E, MT, NT, kWK> cur;
     for (std::int64_t s = 0; s < step_count; ++s) {
-      load_step(cur, l, p, (step_first + s * step_stride) * kStepK<E>, t);
+      load_step<E, MT, NT, kWK, kXK>(cur, l, p, (step_first + s * step_stride) * kStepK<E>, t);
       mma_step<T>(acc, cur);
     }
     // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).
@@ -357,14 +389,25 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 
 using Kernel = void (*)(Args);
 
-// The instantiation for X's columns in mt groups of 8 (1, 2, 4 or 8) and W's layout.
+// The instantiation for X's columns in mt groups of 8 (1, 2, 4 or 8), W's layout and X's: an
+// MN-major X is read as stored with 1 or 2 groups only, and for TF32 over a big-major W only
+// (else nullptr: the caller copies X; skinny.cu, x_as_stored, says why).
+template <class T, class TD, int MT>
+Kernel kernel_for(bool w_kmajor, bool x_kmajor) {
+  if (x_kmajor) return w_kmajor ? skinny_gemm<T, TD, MT, true, true> : skinny_gemm<T, TD, MT, false, true>;
+  if constexpr (MT <= 2) {
+    if (!w_kmajor) return skinny_gemm<T, TD, MT, false, false>;
+    if constexpr (!kWide<T>) return skinny_gemm<T, TD, MT, true, false>;
+  }
+  return nullptr;
+}
 template <class T, class TD>
-Kernel kernel_for(int mt, bool w_kmajor) {
+Kernel kernel_for(int mt, bool w_kmajor, bool x_kmajor) {
   switch (mt) {
-    case 1: return w_kmajor ? skinny_gemm<T, TD, 1, true> : skinny_gemm<T, TD, 1, false>;
-    case 2: return w_kmajor ? skinny_gemm<T, TD, 2, true> : skinny_gemm<T, TD, 2, false>;
-    case 4: return w_kmajor ? skinny_gemm<T, TD, 4, true> : skinny_gemm<T, TD, 4, false>;
-    case 8: return w_kmajor ? skinny_gemm<T, TD, 8, true> : skinny_gemm<T, TD, 8, false>;
+    case 1: return kernel_for<T, TD, 1>(w_kmajor, x_kmajor);
+    case 2: return kernel_for<T, TD, 2>(w_kmajor, x_kmajor);
+    case 4: return kernel_for<T, TD, 4>(w_kmajor, x_kmajor);
+    case 8: return kernel_for<T, TD, 8>(w_kmajor, x_kmajor);
     default: return nullptr;
   }
 }

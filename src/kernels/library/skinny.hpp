@@ -9,10 +9,12 @@
 // k a multiple of a 16-byte vector (8 or 4 elements), any layout of A and B: the long operand,
 // streamed with 16-byte loads, needs a pointer, leading dimension and batch stride of 16-byte
 // multiples (and, stored along its long side, that side a multiple of 8); the short one is read
-// K-major in 16-byte rows, and copied so into the workspace when stored otherwise. Strided batches
-// (broadcast operands included), C apart from D or D itself, alpha and beta as values or device
-// pointers, and the fused bias and activation (epilogue.cuh). Its split of k is a cluster's: sums
-// add in a fixed order, so results are reproducible run to run.
+// K-major in 16-byte rows, and copied so into the workspace when stored otherwise, except that the
+// register path reads an MN-major one of at most 16 columns as it is, element by element (FP32
+// operands: over a big-major W only). Strided batches (broadcast operands included), C apart from
+// D or D itself, alpha and beta as values or device pointers, and the fused bias and activation
+// (epilogue.cuh). Its split of k is a cluster's: sums add in a fixed order, so results are
+// reproducible run to run.
 #pragma once
 
 #include <optional>
@@ -31,8 +33,9 @@ void prepare_skinny(DeviceState& state);
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes);
-// The workspace of the copy of the short operand, when it is not K-major in 16-byte rows.
-std::size_t skinny_workspace_bytes(const Problem& p);
+// The workspace of the copy of the short operand, when it is not K-major in 16-byte rows and the
+// form cannot read it as stored (the register path reads most MN-major ones of at most 16 columns).
+std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c);
 void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env);
 
 // Whether the problem is the kernel's kind at all (a side of D at most 64).

@@ -1,11 +1,11 @@
 // The skinny kernel's instantiations for bf16 operands (skinny.cuh): D in bf16 or f32, 1 to 8 groups
-// of 8 short-side columns, W K-major or big-major.
+// of 8 short-side columns, W K-major or big-major, X K-major or (1 or 2 groups) MN-major.
 #include "kernels/library/skinny.cuh"
 
 namespace gemmlab::detail::skinny {
 
-Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor) {
-  return f32_out ? kernel_for<__nv_bfloat16, float>(mt, w_kmajor) : kernel_for<__nv_bfloat16, __nv_bfloat16>(mt, w_kmajor);
+Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor) {
+  return f32_out ? kernel_for<__nv_bfloat16, float>(mt, w_kmajor, x_kmajor) : kernel_for<__nv_bfloat16, __nv_bfloat16>(mt, w_kmajor, x_kmajor);
 }
 
 }  // namespace gemmlab::detail::skinny

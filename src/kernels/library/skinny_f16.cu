@@ -1,11 +1,11 @@
 // The skinny kernel's instantiations for f16 operands (skinny.cuh): D in f16 or f32, 1 to 8 groups
-// of 8 short-side columns, W K-major or big-major.
+// of 8 short-side columns, W K-major or big-major, X K-major or (1 or 2 groups) MN-major.
 #include "kernels/library/skinny.cuh"
 
 namespace gemmlab::detail::skinny {
 
-Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor) {
-  return f32_out ? kernel_for<__half, float>(mt, w_kmajor) : kernel_for<__half, __half>(mt, w_kmajor);
+Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor) {
+  return f32_out ? kernel_for<__half, float>(mt, w_kmajor, x_kmajor) : kernel_for<__half, __half>(mt, w_kmajor, x_kmajor);
 }
 
 }  // namespace gemmlab::detail::skinny
