@@ -131,7 +131,7 @@ bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool n
 // path reads an MN-major X of at most 16 columns as it is, element by element (skinny.cuh,
 // gather_x): a lane gathers 8 or 16 elements a k-step per group of 8 columns, which more groups
 // would multiply. Except for FP32 operands over a K-major W, where the gathered reads measured
-// slower than the copy (docs/shapes.md, "Decode steps with an M-major A"). The TMA-fed form's
+// slower than the copy (docs/shapes.md, "An M-major A read as stored"). The TMA-fed form's
 // boxes and the CUDA-core form's float4 loads need the copy.
 constexpr std::int64_t kMaxSmallAsStored = 16;
 bool x_as_stored(const Problem& p, const Sides& s, bool register_path) {
