@@ -15,9 +15,10 @@
 //     a decode step), element by element: the kernels for that (kXK false) are instantiations of
 //     their own, so the K-major ones keep their registers.
 //   - Split K, deterministically. The 4 warps of a CTA take consecutive ranges of k (interleaved
-//     k-steps over a K-major W), and a cluster of `splits` CTAs (1 to 8) splits k further. Warp sums add in shared memory in warp order,
-//     then each CTA of the cluster adds a slice of the tile over the cluster's CTAs in rank order,
-//     through distributed shared memory: no workspace, no atomics, no second kernel.
+//     k-steps over a K-major W), and a cluster of `splits` CTAs (1 to 8) splits k further. Warp
+//     sums add in shared memory in warp order, then each CTA of the cluster adds a slice of the
+//     tile over the cluster's CTAs in rank order, through distributed shared memory: no
+//     workspace, no atomics, no second kernel.
 //   - FP32 operands, where the call allows TF32, take the same path with m16n8k8.tf32.
 #pragma once
 
