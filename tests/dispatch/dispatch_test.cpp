@@ -1,5 +1,6 @@
 // Dispatch without a GPU: table files (parsing, classes, nearest entries), the families' refusals
 // and model choices on a described device.
+#include <array>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -47,6 +48,43 @@ Problem problem(DataType ab, DataType cd, std::int64_t m, std::int64_t n, std::i
   return p;
 }
 
+// The skinny kernels' CTAs resident at once in clusters of 1 to 8 (cudaOccupancyMaxActiveClusters
+// on an H200, 132 SMs as the H100's): fewer than the SMs times a kernel's CTAs an SM once a
+// cluster has 3 or more, as a cluster's CTAs share a GPC.
+std::array<int, kSkinnyMaxSplits> clustered(int per_sm) {
+  switch (per_sm) {
+    case 6: return {792, 792, 744, 744, 730, 744, 707, 736};
+    case 5: return {660, 660, 609, 616, 620, 606, 588, 616};
+    case 4: return {528, 528, 489, 496, 470, 474, 483, 496};
+    case 3: return {396, 396, 372, 368, 345, 372, 329, 360};
+    default: return {264, 264, 237, 248, 235, 234, 224, 240};
+  }
+}
+void set_resident(DeviceState& s, std::size_t kernel, int per_sm) {
+  const auto ctas = clustered(per_sm);
+  for (std::size_t i = 0; i < ctas.size(); ++i) s.skinny_resident[kernel * kSkinnyMaxSplits + i] = ctas[i];
+}
+// The CTAs an SM of each kernel (by its registers) as the H200 reports them.
+void set_skinny_resident(DeviceState& s) {
+  s.skinny_resident.assign(kSkinnyKernels * kSkinnyMaxSplits, 0);
+  struct Mma {
+    int mt;
+    bool wide, w_kmajor, x_kmajor;
+    int per_sm;
+  };
+  const Mma mma[] = {{1, false, false, true, 6}, {1, false, false, false, 5}, {1, false, true, true, 4},
+                     {1, false, true, false, 4}, {2, false, false, true, 4}, {2, false, false, false, 4},
+                     {2, false, true, true, 3},  {2, false, true, false, 3}, {4, false, false, true, 4},
+                     {4, false, true, true, 4},  {8, false, false, true, 3}, {8, false, true, true, 2},
+                     {1, true, false, true, 5},  {1, true, false, false, 4}, {1, true, true, true, 4},
+                     {2, true, false, true, 4},  {2, true, false, false, 4}, {2, true, true, true, 3},
+                     {4, true, false, true, 4},  {4, true, true, true, 4},   {8, true, false, true, 3},
+                     {8, true, true, true, 2}};
+  for (const Mma& k : mma) set_resident(s, skinny_mma_kernel_index(k.mt, k.wide, k.w_kmajor, k.x_kmajor), k.per_sm);
+  for (bool w_kmajor : {false, true})
+    for (int cols : {1, 2, 4, 8, 16}) set_resident(s, skinny_simt_kernel_index(cols, w_kmajor), 2);
+}
+
 DeviceState h100() {
   DeviceState s;
   s.props.name = "NVIDIA H100 80GB HBM3";
@@ -55,7 +93,7 @@ DeviceState h100() {
   s.cc = 90;
   s.sm90_resident = {132, 66, 132, 132, 132, 66, 132, 132};
   s.tf32_resident = {132, 66, 132, 66, 132};
-  s.skinny_resident = {6, 3, 3, 2, 4, 4, 4, 3};
+  set_skinny_resident(s);
   return s;
 }
 
@@ -913,18 +951,24 @@ TEST(DispatchSkinny, LongTf32DecodeStepsTakeSixtyFourRowTiles) {
 
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   const DeviceState dev = h100();
-  // 64 tiles of 64 rows for 132 x 6 resident CTAs: 7 splits (0.57 waves; 8 cost 2% more for the
-  // same bandwidth).
-  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 7);
-  // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 4 each.
+  // 64 tiles of 64 rows: 8 splits put 512 CTAs on the 736 resident in clusters of 8, 0.70 of a
+  // wave. A wave under 3/4 full keeps too few bytes in flight and costs as much as 3/4 of one, so
+  // the most splits win.
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 8);
+  // 128 tiles (1 x 8192 x 8192): 6 splits are 768 CTAs, more than the 744 resident in clusters of
+  // 6 (though 6 CTAs an SM are 792 without clusters); 5 splits are 0.88 of the 730 in clusters of 5.
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 8192, 8192), dev).splits, 5);
+  // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 2 each.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
-  // 2004 tiles (an LM head's 128256 rows in TF32, 512 deep: 250 MiB, the register path) are 2.53
-  // waves of 792 CTAs, the last one half full: no split.
+  // 2004 tiles (an LM head's 128256 rows in TF32, 512 deep: 250 MiB, the register path) are 3.04
+  // waves of the 660 resident CTAs, the last one charged 3/4 of a wave: 3 splits make 9.87 waves
+  // of 609 (4 would leave 2 steps to a warp, 3.64 against 3.42 for 3 in the model's units).
   Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 512);
   lm_head.tf32 = true;
-  EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 1);
+  EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 3);
   EXPECT_EQ(skinny_model_choice(lm_head, dev).bulk, 0);
-  // 320 tiles (8 x 20480 x 4096, 100 MiB; 6 CTAs per SM) are 0.40 waves: 2 splits make 0.81.
+  // 320 tiles (8 x 20480 x 4096, 100 MiB) are 0.40 of the 792 CTAs resident without clusters: 2
+  // splits make 0.81 (3 make 1.29 waves of 744).
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 8, 20480, 4096), dev).splits, 2);
 }
 
@@ -1094,12 +1138,10 @@ TEST(DispatchSkinnySimt, GoesFirstForFp32WithAMillionElementsOfW) {
 }
 
 TEST(DispatchSkinnySimt, ModelSplitsKUntilTheGpuIsFull) {
-  DeviceState dev = h100();
-  dev.skinny_resident.resize(18, 2);  // 2 CTAs of 8 warps an SM, as with 1 column (118 registers)
-  // W big-major: 32 tiles of 128 rows for 264 resident CTAs: 5 splits, 0.61 waves (8 are 0.97 of
-  // a wave for 8/5 the reductions). Measured on an H100: 5 splits 0.0336 ms, 4 splits 0.0400
-  // (docs/shapes.md).
-  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 5);
+  const DeviceState dev = h100();  // 2 CTAs of 8 warps an SM, as with 1 column (118 registers)
+  // W big-major: 32 tiles of 128 rows: 6 splits are 0.82 of the 234 CTAs resident in clusters of 6;
+  // 7 fill the 224 of clusters of 7 exactly, for 7/6 the reductions; 8 are more than the 240.
+  EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 1, 4096, 4096), dev).splits, 6);
   // W K-major (a short n of A's rows): 4096 tiles of 4 rows are 15 waves already.
   EXPECT_EQ(skinny_simt_model_choice(problem(DataType::f32, DataType::f32, 16384, 8, 16384), dev).splits, 1);
 }

@@ -23,9 +23,8 @@ struct DeviceState {
   std::vector<int> sm90_resident;
   std::vector<int> simt_resident;
   std::vector<int> tf32_resident;
-  std::vector<int> skinny_resident;  // CTAs of the skinny kernels resident per SM: mma.sync with 16-bit operands
-                                     // and 1, 2, 4, 8 column groups, then FP32 operands with as many; then the
-                                     // CUDA-core form with 1, 2, 4, 8, 16 columns, W big-major then K-major
+  std::vector<int> skinny_resident;  // CTAs of the skinny kernels resident on the GPU in clusters of each
+                                     // split of k (skinny.hpp says how they are laid out)
   int small_resident = 0;            // CTAs of the small-tile kernel resident per SM
   // Kernels are launched early (KernelLaunch): sm_90 or later, and Context::Options::early_launch.
   bool early_launch = false;

@@ -41,7 +41,7 @@ namespace {
 
 constexpr std::int64_t kMaxSmall = 64;
 constexpr std::int64_t kMaxSmallSimt = 16;  // the CUDA-core form's S: 1, 2, 4, 8 or 16
-constexpr int kMaxSplits = 8;  // the portable cluster size
+constexpr int kMaxSplits = kSkinnyMaxSplits;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
@@ -65,14 +65,8 @@ Sides sides_of(const Problem& p) {
 
 int mt_for(std::int64_t small) { return small <= 8 ? 1 : small <= 16 ? 2 : small <= 32 ? 4 : 8; }
 bool wide(const Problem& p) { return p.ab == DataType::f32; }
-// The index into DeviceState::skinny_resident.
-std::size_t resident_index(int mt, bool wide) { return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0)); }
-// The CUDA-core form's S for `small` columns, and its index into DeviceState::skinny_resident
-// (after the mma.sync form's 8: S = 1 .. 16, big-major then K-major W).
+// The CUDA-core form's S for `small` columns.
 int s_for(std::int64_t small) { return small <= 1 ? 1 : small <= 2 ? 2 : small <= 4 ? 4 : small <= 8 ? 8 : 16; }
-std::size_t simt_resident_index(int s, bool w_kmajor) {
-  return std::size_t(8 + 2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
-}
 // An operand element's bytes, the elements of a 16-byte vector, and the k of one warp's step
 // (skinny.cuh's kStepK).
 std::int64_t elem_bytes(const Problem& p) { return wide(p) ? 4 : 2; }
@@ -282,48 +276,71 @@ void launch_clustered(K kernel, const skinny::Args& a, std::int64_t tiles, int w
   GEMMLAB_CUDA(run(kernel, a));
 }
 
-// The split of k that fills the GPU with `tiles` CTAs (per split) of `per_sm` resident a SM, each
-// of their `warps` warps keeping at least 4 of the `steps` k-steps. The kernels are bound by memory bandwidth, which
-// a wave half full already draws: a last partial wave costs its share of a full one, but at least
-// half. Each split adds 2% for its reduction.
-int splits_for(std::int64_t tiles, std::int64_t steps, int warps, int per_sm, const DeviceState& state) {
-  const std::int64_t ctas = std::int64_t(std::max(1, state.props.sm_count)) * std::max(1, per_sm);
+// The split of k that fills the GPU with `tiles` CTAs (per split), each of their `workers` keeping
+// at least `least_steps` of the `steps` k-steps; `resident(s)`: the CTAs resident at once in
+// clusters of s. The kernels are bound by memory bandwidth: a last partial wave costs its share of
+// a full one, but at least `least_wave` of one (below that it keeps too few bytes in flight to draw
+// the bandwidth). Each split adds 2% for its reduction.
+template <class Resident>
+int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_steps, Resident resident, double least_wave) {
   auto cost = [&](int s) {
-    const double waves = double(tiles) * s / double(ctas), whole = std::floor(waves), part = waves - whole;
-    return (whole + (part > 0 ? std::max(part, 0.5) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
+    const double waves = double(tiles) * s / double(std::max(1, resident(s))), whole = std::floor(waves),
+                 part = waves - whole;
+    return (whole + (part > 0 ? std::max(part, least_wave) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
   };
   int best = 1;
-  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * warps * 4; ++s)
+  for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * workers * least_steps; ++s)
     if (cost(s) < cost(best)) best = s;
   return best;
 }
 
-int resident(const DeviceState& state, std::size_t i) {
-  return i < state.skinny_resident.size() && state.skinny_resident[i] > 0 ? state.skinny_resident[i] : 4;
+// The splits of kernel `index` (launched in clusters of its split, its CTAs of `warps` warps, each
+// warp a worker): a warp keeps at least 2 k-steps, and a wave draws the bandwidth from 3/4 full.
+// A cluster's CTAs share one GPC, so the CTAs resident at once fall unevenly with the cluster size
+// (prepare_skinny measures them); where the context could not, 4 an SM.
+int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index) {
+  const auto resident = [&](int s) {
+    const std::size_t i = index * kMaxSplits + std::size_t(s - 1);
+    const int measured = i < state.skinny_resident.size() ? state.skinny_resident[i] : 0;
+    return measured > 0 ? measured : 4 * std::max(1, state.props.sm_count);
+  };
+  return splits_for(tiles, steps, warps, 2, resident, 0.75);
 }
 
 }  // namespace
 
 void prepare_skinny(DeviceState& state) {
-  state.skinny_resident.assign(18, 0);
+  state.skinny_resident.assign(kSkinnyKernels * kMaxSplits, 0);
   if (state.cc < 90) return;
-  auto count = [](auto kernel, int warps) {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, 32 * warps, 0) != cudaSuccess) {
-      (void)cudaGetLastError();
-      blocks = 0;
+  // The CTAs of `kernel` resident at once on the GPU in clusters of 1 .. kMaxSplits.
+  auto count = [&](auto kernel, int warps, std::size_t index) {
+    if (!kernel) return;  // a combination the library does not instantiate
+    for (int s = 1; s <= kMaxSplits; ++s) {
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim.x = unsigned(s), cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(unsigned(s * std::max(1, state.props.sm_count)), 1, 1);
+      config.blockDim = dim3(unsigned(32 * warps), 1, 1);
+      config.attrs = &cluster, config.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        clusters = 0;
+      }
+      state.skinny_resident[index * kMaxSplits + std::size_t(s - 1)] = clusters * s;
     }
-    return blocks;
   };
+  // The bf16 -> f32 kernels stand for every 16-bit type pair (their registers differ by a few).
   for (bool is_wide : {false, true})
     for (int mt : {1, 2, 4, 8})
-      // Every type pair and layout of one mt and width has the same registers within a few tens;
-      // the big-major bf16 -> f32 and TF32 ones stand for them.
-      state.skinny_resident[resident_index(mt, is_wide)] =
-          count(is_wide ? skinny::kernel_tf32(mt, false, true) : skinny::kernel_bf16(true, mt, false, true), skinny::kWarps);
+      for (bool w_kmajor : {false, true})
+        for (bool x_kmajor : {false, true})
+          count(is_wide ? skinny::kernel_tf32(mt, w_kmajor, x_kmajor) : skinny::kernel_bf16(true, mt, w_kmajor, x_kmajor),
+                skinny::kWarps, skinny_mma_kernel_index(mt, is_wide, w_kmajor, x_kmajor));
   for (bool w_kmajor : {false, true})
-    for (int s : {1, 2, 4, 8, 16}) state.skinny_resident[simt_resident_index(s, w_kmajor)] =
-          count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s));
+    for (int s : {1, 2, 4, 8, 16})
+      count(skinny_simt::kernel_f32(s, w_kmajor), skinny_simt::warps(w_kmajor, s), skinny_simt_kernel_index(s, w_kmajor));
   // The TMA-fed form's stages take most of an SM's shared memory.
   for (DataType ab : {DataType::bf16, DataType::f16, DataType::f32})
     for (bool f32_out : {false, true})
@@ -331,6 +348,13 @@ void prepare_skinny(DeviceState& state) {
         for (bool w_kmajor : {false, true})
           if (const skinny::BulkKernel k = bulk_kernel_of(ab, f32_out, mt, w_kmajor))
             GEMMLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem_bytes(mt)));
+}
+
+std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kmajor) {
+  return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0) + (w_kmajor ? 8 : 0) + (x_kmajor ? 0 : 16));
+}
+std::size_t skinny_simt_kernel_index(int s, bool w_kmajor) {
+  return 32 + std::size_t(2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -406,13 +430,16 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   const Sides s = sides_of(p);
   const int mt = mt_for(s.small);
   if (bulk_first(p)) {
-    // One CTA an SM, each a tile of 256 W rows (128 by wgmma); a stage is 128 bytes of k.
+    // One CTA an SM, each a tile of 256 W rows (128 by wgmma); a stage is 128 bytes of k, at
+    // least 4 a CTA to fill its pipeline. Its stages keep enough bytes in flight that a half-full
+    // wave draws the bandwidth.
     c.bulk = 1;
-    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 1, state);
+    const int sms = std::max(1, state.props.sm_count);
+    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5);
     return c;
   }
-  c.splits = splits_for(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps,
-                        resident(state, resident_index(mt, wide(p))), state);
+  c.splits = clustered_splits(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps, state,
+                              skinny_mma_kernel_index(mt, wide(p), s.w->k_major, !x_as_stored(p, s, true)));
   return c;
 }
 
@@ -466,8 +493,9 @@ SkinnyConfig skinny_simt_model_choice(const Problem& p, const DeviceState& state
   const Sides s = sides_of(p);
   const bool w_kmajor = s.w->k_major;
   const int n = s_for(s.small);
-  c.splits = splits_for(cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)) * p.batch, cdiv(p.k, skinny_simt::step_k(w_kmajor, n)),
-                        skinny_simt::warps(w_kmajor, n), resident(state, simt_resident_index(n, w_kmajor)), state);
+  c.splits = clustered_splits(cdiv(s.big, skinny_simt::tile_big(w_kmajor, n)) * p.batch,
+                              cdiv(p.k, skinny_simt::step_k(w_kmajor, n)), skinny_simt::warps(w_kmajor, n), state,
+                              skinny_simt_kernel_index(n, w_kmajor));
   return c;
 }
 
