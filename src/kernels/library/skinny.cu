@@ -354,7 +354,7 @@ std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kma
   return std::size_t((mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3) + (wide ? 4 : 0) + (w_kmajor ? 8 : 0) + (x_kmajor ? 0 : 16));
 }
 std::size_t skinny_simt_kernel_index(int s, bool w_kmajor) {
-  return 32 + std::size_t(2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
+  return kSkinnyMmaKernels + std::size_t(2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }

@@ -36,7 +36,8 @@ void prepare_skinny(DeviceState& state);
 // mma.sync form's by its groups of 8 columns (mt: 1, 2, 4, 8), FP32 operands (wide) and the
 // operands' layouts; the CUDA-core form's by its columns (S: 1, 2, 4, 8, 16) and W's layout.
 inline constexpr int kSkinnyMaxSplits = 8;  // the portable cluster size
-inline constexpr std::size_t kSkinnyKernels = 42;
+// 4 mt x width x W layout x X layout, then 5 S x W layout.
+inline constexpr std::size_t kSkinnyMmaKernels = 32, kSkinnyKernels = kSkinnyMmaKernels + 10;
 std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kmajor);
 std::size_t skinny_simt_kernel_index(int s, bool w_kmajor);
 
