@@ -952,7 +952,7 @@ TEST(DispatchSkinny, LongTf32DecodeStepsTakeSixtyFourRowTiles) {
 TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   const DeviceState dev = h100();
   // 64 tiles of 64 rows: 8 splits put 512 CTAs on the 736 resident in clusters of 8, 0.70 of a
-  // wave. A wave under 3/4 full keeps too few bytes in flight and costs as much as 3/4 of one, so
+  // wave. A wave under 4/5 full keeps too few bytes in flight and costs as much as 4/5 of one, so
   // the most splits win.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 4096), dev).splits, 8);
   // 128 tiles (1 x 8192 x 8192): 6 splits are 768 CTAs, more than the 744 resident in clusters of
@@ -961,8 +961,8 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 2 each.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
   // 2004 tiles (an LM head's 128256 rows in TF32, 512 deep: 250 MiB, the register path) are 3.04
-  // waves of the 660 resident CTAs, the last one charged 3/4 of a wave: 3 splits make 9.87 waves
-  // of 609 (4 would leave 2 steps to a warp, 3.64 against 3.42 for 3 in the model's units).
+  // waves of the 660 resident CTAs, the last one charged 4/5 of a wave: 3 splits make 9.87 waves
+  // of 609 (3.42 in the model's units; 2 splits 3.47, 4 splits 3.66).
   Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 512);
   lm_head.tf32 = true;
   EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 3);
@@ -1000,6 +1000,31 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   // A short n against 512 MiB of A (W = A, K-major): 64 tiles, 2 splits make 0.97 of a wave.
   EXPECT_EQ(model(16384, 8, 16384).bulk, 1);
   EXPECT_EQ(model(16384, 8, 16384).splits, 2);
+  // At most 8 rows over a W of 512 to 2048 rows and a long k: few tiles whatever the split, each
+  // CTA of the TMA-fed form keeps more bytes in flight (at least 512 of k a 256-row tile).
+  EXPECT_EQ(model(1, 1024, 8192).bulk, 1);   // 4 tiles, 8 splits
+  EXPECT_EQ(model(1, 1024, 8192).splits, 8);
+  EXPECT_EQ(model(8, 512, 4096).bulk, 1);    // 2048 of k a tile
+  EXPECT_EQ(model(8, 2048, 4096).bulk, 1);   // 512 of k a tile
+  EXPECT_EQ(model(8, 2048, 2048).bulk, 0);   // 256 of k a tile: the register path
+  EXPECT_EQ(model(8, 3072, 8192).bulk, 0);   // more than 2048 rows
+  EXPECT_EQ(model(16, 1024, 8192).bulk, 0);  // 9 to 16 rows: the register path
+  EXPECT_TRUE(skinny_first(problem(DataType::bf16, DataType::bf16, 1, 512, 4096)));
+  // An M-major A must first be copied K-major for the TMA: worth its launch from 2048 of k a tile.
+  auto m_major = [&](std::int64_t n, std::int64_t k) {
+    Problem p = problem(DataType::bf16, DataType::bf16, 4, n, k);
+    p.a = {p.a.ptr, 4, 0, false};
+    return skinny_model_choice(p, dev).bulk;
+  };
+  EXPECT_EQ(m_major(1024, 8192), 1);
+  EXPECT_EQ(m_major(1024, 4096), 0);
+  // A K-major W (not measured) and FP32 operands keep the register path.
+  Problem w_kmajor = problem(DataType::bf16, DataType::bf16, 1, 1024, 8192);
+  w_kmajor.b = {w_kmajor.b.ptr, 8192, 0, true};
+  EXPECT_EQ(skinny_model_choice(w_kmajor, dev).bulk, 0);
+  Problem tf32 = problem(DataType::f32, DataType::f32, 1, 1024, 8192);
+  tf32.tf32 = true;
+  EXPECT_EQ(skinny_model_choice(tf32, dev).bulk, 0);
   const std::size_t ws = std::size_t(1) << 26;
   auto why = [&](const Problem& p) { return skinny_reject(p, SkinnyConfig{2, 1}, dev, ws).value_or("accepted"); };
   EXPECT_EQ(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4096)), "accepted");

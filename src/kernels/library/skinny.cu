@@ -190,6 +190,17 @@ bool tf32_tiles_first(const Problem& p, const Sides& s) {
   return p.ab == DataType::f32 && p.tf32 && decode_step(p, s) && s.small > 8 && !s.w->k_major &&
          w_bytes_of(p, s) > kRegisterPathMaxBytes;
 }
+// A decode step of at most 8 rows, 16-bit, over a W of 512 to 2048 rows stored along them, with a
+// long k: both forms split k in at most 8 (a cluster), so the few tiles of such a W leave most SMs
+// idle, and the TMA-fed form's stages keep more bytes in flight in each of its few CTAs than the
+// register path's warps (docs/shapes.md, "Decode steps over a W of few rows and a long k"). It
+// goes first where a 256-row tile holds at least 512 of k; at least 2048 where X must first be
+// copied K-major (an M-major A), since the copy is a launch of its own.
+bool few_rows_long_k(const Problem& p, const Sides& s) {
+  if (!s.swapped || s.small > 8 || s.w->k_major || wide(p) || s.big < 512 || s.big > 2048) return false;
+  const std::int64_t k_per_tile = p.k * 256 / s.big;
+  return k_per_tile >= (x_copy_bytes(p, s, false) == 0 ? 512 : 2048);
+}
 bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
   const Sides s = sides_of(p);
@@ -197,7 +208,8 @@ bool bulk_first(const Problem& p) {
   const bool mid_columns = s.small > 16 && s.small <= 32 && p.k >= 2048 && w_bytes_of(p, s) >= kMidColumnsMinBytes;
   // What both forms need (shared_reject) dispatch checks when it takes the choice; a problem that
   // fails it goes to the next family whichever form was chosen.
-  return ((short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes) || mid_columns) && !bulk_reject(p, s);
+  return ((short_side && w_bytes_of(p, s) > kRegisterPathMaxBytes) || mid_columns || few_rows_long_k(p, s)) &&
+         !bulk_reject(p, s);
 }
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
@@ -295,7 +307,8 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_st
 }
 
 // The splits of kernel `index` (launched in clusters of its split, its CTAs of `warps` warps, each
-// warp a worker): a warp keeps at least 2 k-steps, and a wave draws the bandwidth from 3/4 full.
+// warp a worker): a warp keeps at least 2 k-steps, and a wave draws the bandwidth from 4/5 full
+// (fitted on 131 probed shapes, docs/shapes.md, "The split of k by the CTAs resident in clusters").
 // A cluster's CTAs share one GPC, so the CTAs resident at once fall unevenly with the cluster size
 // (prepare_skinny measures them); where the context could not, 4 an SM.
 int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index) {
@@ -304,7 +317,7 @@ int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const De
     const int measured = i < state.skinny_resident.size() ? state.skinny_resident[i] : 0;
     return measured > 0 ? measured : 4 * std::max(1, state.props.sm_count);
   };
-  return splits_for(tiles, steps, warps, 2, resident, 0.75);
+  return splits_for(tiles, steps, warps, 2, resident, 0.8);
 }
 
 }  // namespace
