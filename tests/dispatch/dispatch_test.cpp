@@ -1000,23 +1000,23 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   // A short n against 512 MiB of A (W = A, K-major): 64 tiles, 2 splits make 0.97 of a wave.
   EXPECT_EQ(model(16384, 8, 16384).bulk, 1);
   EXPECT_EQ(model(16384, 8, 16384).splits, 2);
-  // At most 8 rows over a W of 512 to 2048 rows and a long k: few tiles whatever the split, each
-  // CTA of the TMA-fed form keeps more bytes in flight (at least 512 of k a 256-row tile).
+  // At most 8 rows over a W of 512 to 2048 rows and a k of 2048 or more: few tiles whatever the
+  // split, and each CTA of the TMA-fed form keeps more bytes in flight.
   EXPECT_EQ(model(1, 1024, 8192).bulk, 1);   // 4 tiles, 8 splits
   EXPECT_EQ(model(1, 1024, 8192).splits, 8);
-  EXPECT_EQ(model(8, 512, 4096).bulk, 1);    // 2048 of k a tile
-  EXPECT_EQ(model(8, 2048, 4096).bulk, 1);   // 512 of k a tile
-  EXPECT_EQ(model(8, 2048, 2048).bulk, 0);   // 256 of k a tile: the register path
+  EXPECT_EQ(model(8, 512, 4096).bulk, 1);    // 2048 of k a 256-row tile
+  EXPECT_EQ(model(8, 2048, 2048).bulk, 1);   // 256 of k a tile
+  EXPECT_EQ(model(8, 2048, 1024).bulk, 0);   // k under 2048: the register path
   EXPECT_EQ(model(8, 3072, 8192).bulk, 0);   // more than 2048 rows
   EXPECT_EQ(model(16, 1024, 8192).bulk, 0);  // 9 to 16 rows: the register path
   EXPECT_TRUE(skinny_first(problem(DataType::bf16, DataType::bf16, 1, 512, 4096)));
-  // An M-major A must first be copied K-major for the TMA: worth its launch from 2048 of k a tile.
+  // An M-major A must first be copied K-major for the TMA: worth its launch from 1536 of k a tile.
   auto m_major = [&](std::int64_t n, std::int64_t k) {
     Problem p = problem(DataType::bf16, DataType::bf16, 4, n, k);
     p.a = {p.a.ptr, 4, 0, false};
     return skinny_model_choice(p, dev).bulk;
   };
-  EXPECT_EQ(m_major(1024, 8192), 1);
+  EXPECT_EQ(m_major(1024, 6144), 1);
   EXPECT_EQ(m_major(1024, 4096), 0);
   // A K-major W (not measured) and FP32 operands keep the register path.
   Problem w_kmajor = problem(DataType::bf16, DataType::bf16, 1, 1024, 8192);
