@@ -961,8 +961,9 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   // k = 256 is 8 steps of 32: too few for the 4 warps of even 2 CTAs to keep 2 each.
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 4096, 256), dev).splits, 1);
   // 2004 tiles (an LM head's 128256 rows in TF32, 512 deep: 250 MiB, the register path) are 3.04
-  // waves of the 660 resident CTAs, the last one charged 4/5 of a wave: 3 splits make 9.87 waves
-  // of 609 (3.42 in the model's units; 2 splits 3.47, 4 splits 3.66).
+  // waves of the 660 resident CTAs, the last one charged 4/5 of a wave and each after the first a
+  // tenth more: 3 splits make 9.87 waves of 609 (3.73 in the model's units; 2 splits 3.77, 4
+  // splits 4.00).
   Problem lm_head = problem(DataType::f32, DataType::f32, 1, 128256, 512);
   lm_head.tf32 = true;
   EXPECT_EQ(skinny_model_choice(lm_head, dev).splits, 3);
@@ -970,6 +971,10 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   // 320 tiles (8 x 20480 x 4096, 100 MiB) are 0.40 of the 792 CTAs resident without clusters: 2
   // splits make 0.81 (3 make 1.29 waves of 744).
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 8, 20480, 4096), dev).splits, 2);
+  // 172 tiles of 16 rows (16 x 11008 x 4096): 2 splits are 0.65 of the 528 resident, charged 0.8
+  // (0.408); 5 splits are 1.83 waves of 470, the second charged a tenth more (0.417; without that
+  // tenth 0.395, and 5 splits measured 14% slower than 2).
+  EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 11008, 4096), dev).splits, 2);
 }
 
 // 16-bit decode steps past 256 MiB of W take the TMA-fed form, one CTA an SM over tiles of 256 W

@@ -292,13 +292,15 @@ void launch_clustered(K kernel, const skinny::Args& a, std::int64_t tiles, int w
 // at least `least_steps` of the `steps` k-steps; `resident(s)`: the CTAs resident at once in
 // clusters of s. The kernels are bound by memory bandwidth: a last partial wave costs its share of
 // a full one, but at least `least_wave` of one (below that it keeps too few bytes in flight to draw
-// the bandwidth). Each split adds 2% for its reduction.
+// the bandwidth), and each wave after the first `later_wave` of one more (its CTAs start as the
+// earlier ones end, their first loads' latency not hidden). Each split adds 2% for its reduction.
 template <class Resident>
-int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_steps, Resident resident, double least_wave) {
+int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_steps, Resident resident, double least_wave,
+               double later_wave) {
   auto cost = [&](int s) {
     const double waves = double(tiles) * s / double(std::max(1, resident(s))), whole = std::floor(waves),
-                 part = waves - whole;
-    return (whole + (part > 0 ? std::max(part, least_wave) : 0.0)) / s * (1.0 + 0.02 * (s - 1));
+                 part = waves - whole, later = std::ceil(waves) - 1;
+    return (whole + (part > 0 ? std::max(part, least_wave) : 0.0) + later_wave * later) / s * (1.0 + 0.02 * (s - 1));
   };
   int best = 1;
   for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * workers * least_steps; ++s)
@@ -307,8 +309,9 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_st
 }
 
 // The splits of kernel `index` (launched in clusters of its split, its CTAs of `warps` warps, each
-// warp a worker): a warp keeps at least 2 k-steps, and a wave draws the bandwidth from 4/5 full
-// (fitted on 131 probed shapes, docs/shapes.md, "The split of k by the CTAs resident in clusters").
+// warp a worker): a warp keeps at least 2 k-steps, a wave draws the bandwidth from 4/5 full, and a
+// later wave costs a tenth of one more (fitted on `tune` grids of every split, docs/shapes.md, "The
+// split of k by the CTAs resident in clusters" and "The charges of a wave").
 // A cluster's CTAs share one GPC, so the CTAs resident at once fall unevenly with the cluster size
 // (prepare_skinny measures them); where the context could not, 4 an SM.
 int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index) {
@@ -317,7 +320,7 @@ int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const De
     const int measured = i < state.skinny_resident.size() ? state.skinny_resident[i] : 0;
     return measured > 0 ? measured : 4 * std::max(1, state.props.sm_count);
   };
-  return splits_for(tiles, steps, warps, 2, resident, 0.8);
+  return splits_for(tiles, steps, warps, 2, resident, 0.8, 0.1);
 }
 
 }  // namespace
@@ -448,7 +451,7 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
     // wave draws the bandwidth.
     c.bulk = 1;
     const int sms = std::max(1, state.props.sm_count);
-    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5);
+    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
     return c;
   }
   c.splits = clustered_splits(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps, state,
