@@ -52,7 +52,8 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
 bool skinny_shape(const Problem& p);
 // Whether dispatch tries it before the tile kernels, where it measured faster (docs/shapes.md):
 // a decode step (m <= 16 against a long operand of at least 1024 rows and k; past 256 MiB of
-// W in the TMA-fed form, which also takes n <= 8 against as much), or
+// W in the TMA-fed form, which also takes n <= 8 against as much, and m <= 8 against a 16-bit W
+// of 512 to 2048 rows with a long k), or
 // one problem of at most 256 on the long side with k at least 32 times that. Elsewhere the tile
 // kernel won: with 17 to 64 short-side columns each warp's X fragments cost it as many bytes as its
 // W; a short n (16384 x 8 x 16384) reads a K-major A in 64-byte pieces of rows far apart; a larger
@@ -60,7 +61,7 @@ bool skinny_shape(const Problem& p);
 bool skinny_first(const Problem& p);
 
 // Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps, and the TMA-fed
-// form for a decode step past 256 MiB of W; batch_invariant problems are not taken (the
+// form where bulk_first says (skinny.cu); batch_invariant problems are not taken (the
 // kernel's choice depends on m).
 SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
 std::vector<SkinnyConfig> skinny_configs();
