@@ -1014,6 +1014,11 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   EXPECT_EQ(model(8, 2048, 1024).bulk, 0);   // k under 2048: the register path
   EXPECT_EQ(model(8, 3072, 8192).bulk, 0);   // more than 2048 rows
   EXPECT_EQ(model(16, 1024, 8192).bulk, 0);  // 9 to 16 rows: the register path
+  Problem batched = problem(DataType::bf16, DataType::bf16, 1, 1024, 8192);  // 4 tiles an item
+  batched.batch = 2, batched.a.stride = 8192, batched.b.stride = 8192 * 1024, batched.stride_d = 1024;
+  EXPECT_EQ(skinny_model_choice(batched, dev).bulk, 1);  // 8 tiles
+  batched.batch = 3;                                      // 12: enough to fill more SMs
+  EXPECT_EQ(skinny_model_choice(batched, dev).bulk, 0);
   EXPECT_TRUE(skinny_first(problem(DataType::bf16, DataType::bf16, 1, 512, 4096)));
   // An M-major A must first be copied K-major for the TMA: worth its launch from 1536 of k a tile.
   auto m_major = [&](std::int64_t n, std::int64_t k) {

@@ -191,13 +191,16 @@ bool tf32_tiles_first(const Problem& p, const Sides& s) {
          w_bytes_of(p, s) > kRegisterPathMaxBytes;
 }
 // A decode step of at most 8 rows, 16-bit, over a W of 512 to 2048 rows stored along them, with a
-// long k: both forms split k in at most 8 (a cluster), so the few tiles of such a W leave most SMs
-// idle, and the TMA-fed form's stages keep more bytes in flight in each of its few CTAs than the
-// register path's warps (docs/shapes.md, "Decode steps over a W of few rows and a long k"). It
-// goes first with k of at least 2048 where a 256-row tile holds at least 256 of k; at least 1536
-// where X must first be copied K-major (an M-major A), since the copy is a launch of its own.
+// long k: both forms split k in at most 8 (a cluster), so the few tiles of such a W (at most 8 of
+// 256 rows, batch items included) leave most SMs idle, and the TMA-fed form's stages keep more
+// bytes in flight in each of its few CTAs than the register path's warps (docs/shapes.md, "The
+// TMA-fed form for a W of few rows and a long k"). It goes first with k of at least 2048 where a
+// 256-row tile holds at least 256 of k; at least 1536 where X must first be copied K-major (an
+// M-major A), since the copy is a launch of its own.
 bool few_rows_long_k(const Problem& p, const Sides& s) {
-  if (!s.swapped || s.small > 8 || s.w->k_major || wide(p) || s.big < 512 || s.big > 2048 || p.k < 2048) return false;
+  if (!s.swapped || s.small > 8 || s.w->k_major || wide(p) || s.big < 512 || cdiv(s.big, 256) * p.batch > 8 ||
+      p.k < 2048)
+    return false;
   const std::int64_t k_per_tile = p.k * 256 / s.big;
   return k_per_tile >= (x_copy_bytes(p, s, false) == 0 ? 256 : 1536);
 }
