@@ -198,11 +198,9 @@ bool tf32_tiles_first(const Problem& p, const Sides& s) {
 // 256-row tile holds at least 256 of k; at least 1536 where X must first be copied K-major (an
 // M-major A), since the copy is a launch of its own.
 bool few_rows_long_k(const Problem& p, const Sides& s) {
-  if (!s.swapped || s.small > 8 || s.w->k_major || wide(p) || s.big < 512 || cdiv(s.big, 256) * p.batch > 8 ||
-      p.k < 2048)
-    return false;
-  const std::int64_t k_per_tile = p.k * 256 / s.big;
-  return k_per_tile >= (x_copy_bytes(p, s, false) == 0 ? 256 : 1536);
+  if (!s.swapped || s.small > 8 || s.w->k_major || wide(p) || s.big < 512 || p.k < 2048) return false;
+  const std::int64_t tile = bulk_tile(mt_for(s.small));
+  return cdiv(s.big, tile) * p.batch <= 8 && p.k * tile / s.big >= (x_copy_bytes(p, s, false) == 0 ? 256 : 1536);
 }
 bool bulk_first(const Problem& p) {
   if (!skinny_shape(p) || p.determinism == Determinism::batch_invariant) return false;
