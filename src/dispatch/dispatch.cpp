@@ -62,6 +62,7 @@ SkinnyConfig skinny_from(const TableEntry& e) {
   SkinnyConfig c;
   c.splits = param(e, "splits", c.splits);
   c.bulk = param(e, "bulk", c.bulk);
+  c.persistent = param(e, "persistent", c.persistent);
   return c;
 }
 
@@ -196,9 +197,9 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
   return choose_family(
-      ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev); },
+      ctx, p, Family::skinny, &Choice::skinny, skinny_from, [&] { return skinny_model_choice(p, dev, ws); },
       [&](const SkinnyConfig& c) { return skinny_reject(p, c, dev, ws); },
-      [&](const SkinnyConfig& c) { return skinny_workspace_bytes(p, c); }, out, why_not,
+      [&](const SkinnyConfig& c) { return skinny_workspace_bytes(p, c, dev); }, out, why_not,
       kEveryShape);
 }
 
@@ -322,7 +323,11 @@ std::string model_words(const Choice& c, const Problem& p) {
     case Family::skinny:
       return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}{}",
                          c.skinny.splits,
-                         c.skinny.bulk ? "; a long operand: W and X stream through TMA stages, one CTA an SM" : "");
+                         c.skinny.bulk && c.skinny.persistent
+                             ? "; a long operand: W and X stream through TMA stages, one CTA an SM, each an even share of "
+                               "every tile's stages (tiles cut between CTAs are added in a fixed order)"
+                         : c.skinny.bulk ? "; a long operand: W and X stream through TMA stages, one CTA an SM"
+                                         : "");
     case Family::skinny_simt:
       return fmt::format("a short side of D: FP32 products on CUDA cores streaming the long operand, k split over "
                          "clusters of {}",
@@ -373,7 +378,7 @@ std::map<std::string, int> config_fields(const Choice& c) {
     case Family::sm90_tf32:
       return {{"tile_m", c.tf32.tile_m}, {"cluster", c.tf32.cluster}, {"group_m", c.tf32.group_m},
               {"stream_k", c.tf32.stream_k}, {"splits", c.tf32.splits}};
-    case Family::skinny: return {{"splits", c.skinny.splits}, {"bulk", c.skinny.bulk}};
+    case Family::skinny: return {{"splits", c.skinny.splits}, {"bulk", c.skinny.bulk}, {"persistent", c.skinny.persistent}};
     case Family::skinny_simt: return {{"splits", c.skinny.splits}};
     case Family::simt:
       return {{"tile_m", c.simt.tile_m}, {"tile_n", c.simt.tile_n}, {"thread_m", c.simt.thread_m},
@@ -477,7 +482,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
       Choice c;
       c.family = Family::skinny;
       c.skinny = cfg;
-      c.workspace_bytes = skinny_workspace_bytes(p, cfg);
+      c.workspace_bytes = skinny_workspace_bytes(p, cfg, ctx.device);
       out.push_back(c);
     }
   if (skinny_simt_shape(p))
@@ -534,7 +539,7 @@ Plan describe(const Choice& c, const Problem& p) {
       break;
     case Family::skinny:
     case Family::skinny_simt:
-      plan.config = fmt::format("splits={}{}", c.skinny.splits, c.skinny.bulk ? " bulk=1" : "");
+      plan.config = fmt::format("splits={}{}{}", c.skinny.splits, c.skinny.bulk ? " bulk=1" : "", c.skinny.persistent ? " persistent=1" : "");
       break;
     case Family::small: plan.config = "tile=64x64 stages=2"; break;
     case Family::simt:

@@ -92,6 +92,30 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
     }
 }
 
+// The TMA-fed skinny form's persistent grid (SkinnyConfig::persistent; every candidate runs): CTAs
+// whose shares cut one tile among several (8 x 1000 x 4104: 4 tiles of 65 stages for the GPU's
+// SMs), span whole tiles and parts of others (5 x 76808 x 136: 301 tiles of 3 stages, the last
+// one partial), and 33 columns by wgmma (tiles of 128 rows); beta with C aliasing D, a bias and an
+// activation, padding, and D column-major, in four layouts.
+TEST_P(ApiTyped, SkinnyPersistentGridMatchesTheReference) {
+  if (base().ab == DataType::f32 && base().compute != Compute::tf32) GTEST_SKIP() << "the TMA-fed form multiplies as TF32";
+  for (const LayoutCombo& l :
+       {kRowMajorNN, kColMajorNN, LayoutCombo{Order::row_major, Op::none, Order::row_major, Op::transpose, Order::row_major},
+        LayoutCombo{Order::row_major, Op::transpose, Order::row_major, Op::none, Order::col_major}})
+    for (Dims d : {Dims{8, 1000, 4104}, Dims{5, 76808, 136}, Dims{33, 1000, 2056}}) {
+      GemmCase c = sized(with_layout(base(), l), d);
+      c.alpha = -1.5, c.beta = 0.5, c.c_is_d = true;
+      c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh;
+      c.a_pad = 8, c.d_pad = 3;
+      EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+    }
+  // The model takes it for a 16-bit LM head (two waves of tiles or more; TF32 takes the CUDA-core
+  // form with at most 4 columns).
+  if (base().ab == DataType::f32) return;
+  const GemmSetup st = make_setup(sized(base(), {1, 128256, 4096}), fresh_seed(), stream());
+  EXPECT_NE(plan(ctx(), st.g).config.find("persistent=1"), std::string::npos) << plan(ctx(), st.g).config;
+}
+
 // The CUDA-core skinny form's edges in a few layouts (W big-major and K-major, an M-major A copied
 // first, D column-major), small enough for the sanitizers: S of 1, 4 and 16 partly used (16 with
 // W along its long side stages X in shared memory), a long side not a multiple of its 128- or

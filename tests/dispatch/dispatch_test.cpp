@@ -864,29 +864,29 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   bulk.bulk = 1;
   Problem m_major = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   m_major.a = {m_major.a.ptr, 16, 0, false};
-  EXPECT_EQ(skinny_workspace_bytes(m_major, c), 0u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major, c, dev), 0u);
   EXPECT_FALSE(skinny_reject(m_major, c, dev, 0));
-  EXPECT_EQ(skinny_workspace_bytes(m_major, bulk), 16u * 4096u * 2u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major, bulk, dev), 16u * 4096u * 2u);
   EXPECT_NE(skinny_reject(m_major, bulk, dev, 1024).value_or("accepted").find("131072 bytes, the call has 1024"),
             std::string::npos);
   // With 17 to 64 rows (3 to 8 groups of 8 columns), the register path copies it too.
   Problem m_major_24 = problem(DataType::bf16, DataType::f32, 24, 4096, 4096);
   m_major_24.a = {m_major_24.a.ptr, 24, 0, false};
-  EXPECT_EQ(skinny_workspace_bytes(m_major_24, c), 24u * 4096u * 2u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major_24, c, dev), 24u * 4096u * 2u);
   // A K-major A off 16-byte rows (ld 4100) is copied by both.
   Problem unaligned = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   unaligned.a.ld = 4100;
-  EXPECT_EQ(skinny_workspace_bytes(unaligned, c), 16u * 4096u * 2u);
+  EXPECT_EQ(skinny_workspace_bytes(unaligned, c, dev), 16u * 4096u * 2u);
   EXPECT_NE(why(unaligned, 1024).find("131072 bytes, the call has 1024"), std::string::npos);
-  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096), bulk), 0u);
+  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::f32, 16, 4096, 4096), bulk, dev), 0u);
   Problem m_major_f32 = tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4096));
   m_major_f32.a = {m_major_f32.a.ptr, 16, 0, false};
-  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, c), 0u);
-  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, bulk), 16u * 4096u * 4u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, c, dev), 0u);
+  EXPECT_EQ(skinny_workspace_bytes(m_major_f32, bulk, dev), 16u * 4096u * 4u);
   // FP32 over a K-major W (B transposed): copied for both forms.
   Problem tt_f32 = m_major_f32;
   tt_f32.b = {tt_f32.b.ptr, 4096, 0, true};
-  EXPECT_EQ(skinny_workspace_bytes(tt_f32, c), 16u * 4096u * 4u);
+  EXPECT_EQ(skinny_workspace_bytes(tt_f32, c, dev), 16u * 4096u * 4u);
 }
 
 TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
@@ -991,9 +991,14 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   // 32 tiles: 3 splits make 0.73 of a wave (cost 0.252; 2 splits 0.255, 4 splits 0.257).
   EXPECT_EQ(model(16, 8192, 28672).bulk, 1);
   EXPECT_EQ(model(16, 8192, 28672).splits, 3);
-  // An LM head: 501 tiles, 3.8 waves.
+  EXPECT_EQ(model(16, 28672, 8192).persistent, 0);  // under two waves: CTAs a tile each
+  EXPECT_EQ(model(16, 8192, 28672).persistent, 0);
+  // An LM head: 501 tiles, 3.8 waves, shared out evenly by a persistent grid of a CTA an SM.
   EXPECT_EQ(model(1, 128256, 4096).bulk, 1);
   EXPECT_EQ(model(1, 128256, 4096).splits, 1);
+  EXPECT_EQ(model(1, 128256, 4096).persistent, 1);
+  EXPECT_EQ(model(1, 67584, 4096).persistent, 1);  // 264 tiles: two waves
+  EXPECT_EQ(model(1, 67328, 4096).persistent, 0);  // 263
   EXPECT_EQ(model(1, 4096, 4096).bulk, 0);     // 32 MiB
   EXPECT_EQ(model(16, 4096, 14336).bulk, 0);   // 112 MiB
   EXPECT_EQ(model(48, 28672, 8192).bulk, 0);   // more than 32 rows: the tile kernel
@@ -1070,6 +1075,47 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
                 .value_or("accepted")
                 .find("no TMA-fed form"),
             std::string::npos);
+}
+
+// The TMA-fed form's persistent grid: one CTA an SM, each an even share of every tile's stages, the
+// partial sums of tiles cut between CTAs in the workspace (two slots of a tile's sums per CTA,
+// after the copy of X when there is one). What it refuses names the parameter.
+TEST(DispatchSkinny, ThePersistentGridsChecksAndWorkspace) {
+  const DeviceState dev = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem decode = problem(DataType::bf16, DataType::bf16, 16, 28672, 8192);
+  const SkinnyConfig persistent{1, 1, 1};
+  EXPECT_FALSE(skinny_reject(decode, persistent, dev, ws));
+  // 112 tiles of 128 stages for 132 CTAs; 16 columns: a tile's sums are 256 x 16 floats.
+  EXPECT_EQ(skinny_workspace_bytes(decode, persistent, dev), 132u * 2u * 256u * 16u * 4u);
+  Problem m_major = decode;
+  m_major.a = {m_major.a.ptr, 16, 0, false};  // copied K-major first: 16 x 8192 elements
+  EXPECT_EQ(skinny_workspace_bytes(m_major, persistent, dev), 16u * 8192u * 2u + 132u * 2u * 256u * 16u * 4u);
+  // 33 to 64 columns by wgmma: tiles of 128 rows by 64 columns.
+  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::bf16, 64, 28672, 8192), persistent, dev),
+            132u * 2u * 128u * 64u * 4u);
+  // A grid of fewer CTAs than SMs where there are fewer units (1 tile of 4 stages).
+  EXPECT_EQ(skinny_workspace_bytes(problem(DataType::bf16, DataType::bf16, 1, 200, 256), persistent, dev),
+            (4u * 2u * 256u * 8u * 4u + 255u) / 256u * 256u);
+  auto why = [&](const Problem& p, const SkinnyConfig& c, std::size_t workspace) {
+    return skinny_reject(p, c, dev, workspace).value_or("accepted");
+  };
+  EXPECT_NE(why(decode, SkinnyConfig{1, 0, 1}, ws).find("only the TMA-fed form"), std::string::npos);
+  EXPECT_NE(why(decode, SkinnyConfig{2, 1, 1}, ws).find("splits must be 1, not 2"), std::string::npos);
+  EXPECT_NE(why(decode, SkinnyConfig{1, 1, 2}, ws).find("persistent must be 0 or 1"), std::string::npos);
+  EXPECT_NE(why(decode, persistent, 1 << 20).find("take 4325376 bytes of workspace, the call has 1048576"),
+            std::string::npos);
+  Problem batched = problem(DataType::bf16, DataType::bf16, 1, 1024, 8192);
+  batched.batch = 2, batched.a.stride = 8192, batched.b.stride = 8192 * 1024, batched.stride_d = 1024;
+  EXPECT_NE(why(batched, persistent, ws).find("one problem only"), std::string::npos);
+  // The model takes it for an LM head (skinny_model_choice), not where the partial sums would not
+  // fit the call's workspace, nor for a batch.
+  const Problem lm_head = problem(DataType::bf16, DataType::bf16, 1, 128256, 4096);
+  EXPECT_EQ(skinny_model_choice(lm_head, dev, ws).persistent, 1);
+  EXPECT_EQ(skinny_model_choice(lm_head, dev, 1 << 20).persistent, 0);
+  Problem lm_heads = lm_head;
+  lm_heads.batch = 2, lm_heads.a.stride = 4096, lm_heads.stride_d = 128256;
+  EXPECT_EQ(skinny_model_choice(lm_heads, dev, ws).persistent, 0);
 }
 
 // The small-tile kernel: any 16-bit problem whose operands it copies 16 bytes at a time; tried

@@ -39,9 +39,12 @@ struct Tf32Config {
 struct SkinnyConfig {
   int splits = 1;  // CTAs of a cluster that split k (1 to 8)
   // 1: W and X reach the warps through TMA stages filled by a producer warp (skinny_bulk.cuh), one
-  // CTA an SM; 0: each lane loads its own fragments (skinny.cuh). 16-bit operands, at most 16
-  // short-side columns.
+  // CTA an SM; 0: each lane loads its own fragments (skinny.cuh).
   int bulk = 0;
+  // With bulk, 1: a persistent grid (one CTA an SM, splits 1, one problem): each CTA takes an even
+  // share of all the (tile, stage) pairs, and a tile whose stages fall to two or more CTAs is
+  // added up in a fixed order through the workspace; 0: a CTA a tile (and split).
+  int persistent = 0;
 };
 
 }  // namespace gemmlab::detail

@@ -40,6 +40,7 @@ Kernel kernel_f32(int s, bool w_kmajor);
 namespace {
 
 constexpr std::int64_t kMaxSmall = 64;
+constexpr std::int64_t kPersistentMinWaves = 2;  // skinny_model_choice
 constexpr std::int64_t kMaxSmallSimt = 16;  // the CUDA-core form's S: 1, 2, 4, 8 or 16
 constexpr int kMaxSplits = kSkinnyMaxSplits;
 
@@ -87,6 +88,9 @@ int bulk_smem_bytes(int mt) {
   return mt == 1 ? BulkLayoutOf<1>::kSmemBytes : mt == 2 ? BulkLayoutOf<2>::kSmemBytes
        : mt == 4 ? BulkLayoutOf<4>::kSmemBytes : BulkLayoutOf<8>::kSmemBytes;
 }
+// The sums of a tile, FP32 (its W rows by 8 mt short-side columns): what a CTA of the persistent
+// grid stores for a tile it shares (SkinnyConfig::persistent), in each of its two slots.
+std::int64_t bulk_sums(int mt) { return bulk_tile(mt) * 8 * mt; }
 int bulk_threads(int mt) {
   return mt == 1 ? BulkLayoutOf<1>::kThreads : mt == 2 ? BulkLayoutOf<2>::kThreads
        : mt == 4 ? BulkLayoutOf<4>::kThreads : BulkLayoutOf<8>::kThreads;
@@ -135,6 +139,19 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
   if (vector_ready(*s.x, p.batch, vec(p), true) || x_as_stored(p, s, register_path)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
   return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
+}
+
+// The TMA-fed form's persistent grid (SkinnyConfig::persistent): its units (a tile's stages each),
+// one CTA an SM, at most one a unit.
+std::int64_t stream_units(const Problem& p, const Sides& s) {
+  return cdiv(s.big, bulk_tile(mt_for(s.small))) * cdiv(p.k, 128 / elem_bytes(p));
+}
+std::int64_t stream_ctas(const Problem& p, const Sides& s, const DeviceState& state) {
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(stream_units(p, s), state.props.sm_count));
+}
+// Its workspace after X's copy: two slots of a tile's sums per CTA.
+std::size_t stream_partials_bytes(const Problem& p, const Sides& s, const DeviceState& state) {
+  return align256(std::size_t(stream_ctas(p, s, state)) * 2 * std::size_t(bulk_sums(mt_for(s.small))) * sizeof(float));
 }
 
 // What the TMA-fed form adds to the checks: its types, and tensor maps over W and X
@@ -395,8 +412,10 @@ bool skinny_first(const Problem& p) {
   return decode || bulk_first(p);
 }
 
-std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c) {
-  return skinny_shape(p) ? x_copy_bytes(p, sides_of(p), !c.bulk) : 0;
+std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c, const DeviceState& state) {
+  if (!skinny_shape(p)) return 0;
+  const Sides s = sides_of(p);
+  return x_copy_bytes(p, s, !c.bulk) + (c.bulk && c.persistent ? stream_partials_bytes(p, s, state) : 0);
 }
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -407,9 +426,22 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
     return std::string("multiplies f32 operands as TF32, and the call asks for FP32 products (Compute::f32)");
   if (p.cd != p.ab && p.cd != DataType::f32) return std::string("writes D in the operands' type or f32");
   if (c.bulk != 0 && c.bulk != 1) return fmt::format("bulk must be 0 or 1, not {}", c.bulk);
+  if (c.persistent != 0 && c.persistent != 1) return fmt::format("persistent must be 0 or 1, not {}", c.persistent);
+  if (c.persistent && !c.bulk) return std::string("persistent: only the TMA-fed form (bulk=1) has a persistent grid");
+  if (c.persistent && c.splits != 1)
+    return fmt::format("persistent: the persistent grid shares out k itself; splits must be 1, not {}", c.splits);
+  if (c.persistent && (p.batch != 1 || p.grouped())) return std::string("persistent: one problem only, not a batch");
   const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? bulk_tile(mt_for(sides_of(p).small)) : tile_big(mt_for(sides_of(p).small));
   if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8, !c.bulk)) return why;
-  if (c.bulk) return bulk_reject(p, sides_of(p));
+  if (!c.bulk) return std::nullopt;
+  const Sides s = sides_of(p);
+  if (auto why = bulk_reject(p, s)) return why;
+  if (c.persistent) {
+    if (stream_units(p, s) > INT_MAX) return std::string("persistent: too many tiles and stages for the grid's 32-bit units");
+    if (const std::size_t bytes = skinny_workspace_bytes(p, c, state); bytes > workspace_bytes)
+      return fmt::format("persistent: the partial sums of shared tiles take {} bytes of workspace, the call has {}", bytes,
+                         workspace_bytes);
+  }
   return std::nullopt;
 }
 
@@ -430,10 +462,24 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
                      : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128);
     const CUtensorMap x_map =
         tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, int(bk), tc::Swizzle::b128);
+    const skinny::BulkKernel kernel = bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major);
+    if (c.persistent) {
+      if (!env.scratch.flags) throw Error("skinny kernel: the persistent grid needs the context's zeroed counters");
+      skinny::Args sa = a;
+      sa.units = int(stream_units(p, s)), sa.stages = int(cdiv(p.k, bk));
+      sa.partials = reinterpret_cast<float*>(env.scratch.data + x_copy_bytes(p, s, false));
+      sa.flags = env.scratch.flags;
+      const std::int64_t ctas = stream_ctas(p, s, *env.device);
+      if (ctas > kFlagCount) throw Error("skinny kernel: the persistent grid has a counter per CTA, and more CTAs than counters");
+      const KernelLaunch run(dim3(unsigned(ctas), 1, 1), dim3(unsigned(bulk_threads(mt)), 1, 1),
+                             std::size_t(bulk_smem_bytes(mt)), env.queue());
+      GEMMLAB_CUDA(run(kernel, w_map, x_map, sa));
+      return;
+    }
     const KernelLaunch run(dim3(unsigned(cdiv(s.big, bulk_tile(mt)) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
                            dim3(unsigned(bulk_threads(mt)), 1, 1), std::size_t(bulk_smem_bytes(mt)),
                            env.queue(), unsigned(c.splits));
-    GEMMLAB_CUDA(run(bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major), w_map, x_map, a));
+    GEMMLAB_CUDA(run(kernel, w_map, x_map, a));
     return;
   }
   launch_clustered(kernel_of(p, mt, s.w->k_major, !x_as_stored(p, s, true)),
@@ -441,7 +487,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
                    env.queue());
 }
 
-SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
+SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes) {
   SkinnyConfig c;
   if (!skinny_shape(p)) return c;
   const Sides s = sides_of(p);
@@ -452,7 +498,17 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
     // wave draws the bandwidth.
     c.bulk = 1;
     const int sms = std::max(1, state.props.sm_count);
-    c.splits = splits_for(cdiv(s.big, bulk_tile(mt)) * p.batch, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
+    const std::int64_t tiles = cdiv(s.big, bulk_tile(mt)) * p.batch;
+    c.splits = splits_for(tiles, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
+    // The persistent grid where the tiles make two waves or more (an LM head: 501 tiles of 256
+    // rows at 128256): the plain grid's last wave is partial, and its later waves' CTAs start as
+    // earlier ones end, each filling its pipeline again. Under two waves the plain grid's CTAs
+    // stand at the same k at the same time, where the persistent grid's shares begin at scattered
+    // k, and it measured slower (docs/shapes.md, "A persistent grid for long decode operands").
+    // One problem only, and its partial sums in the workspace.
+    const SkinnyConfig persistent{1, 1, 1};
+    if (p.batch == 1 && tiles >= kPersistentMinWaves * sms && skinny_workspace_bytes(p, persistent, state) <= workspace_bytes)
+      c = persistent;
     return c;
   }
   c.splits = clustered_splits(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps, state,
@@ -460,7 +516,9 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state) {
   return c;
 }
 
-std::vector<SkinnyConfig> skinny_configs() { return {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {1, 1}, {2, 1}, {4, 1}, {8, 1}}; }
+std::vector<SkinnyConfig> skinny_configs() {
+  return {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 1, 1}};
+}
 
 // ---- The CUDA-core form ----------------------------------------------------------------------
 

@@ -59,6 +59,13 @@ struct Args {
   int splits = 1;   // CTAs per cluster, along k
   std::int64_t steps_each = 0, steps_more = 0;  // the k-steps (kStepK) per warp of the cluster (the kernel divides nothing in 64 bits)
   epi::Params epi;
+  // The TMA-fed form's persistent grid (SkinnyConfig::persistent; 0 units: a CTA a tile): `units`
+  // (tile, stage) pairs, tile t's stages t * stages to (t + 1) * stages - 1, shared evenly by the
+  // grid's CTAs in order. `partials`: two slots of a tile's sums per CTA (its first tile's and its
+  // last's); `flags`: a counter per CTA, zero before the launch and after it.
+  int units = 0, stages = 0;
+  float* partials = nullptr;
+  unsigned* flags = nullptr;
 };
 
 __device__ __forceinline__ void mma(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,

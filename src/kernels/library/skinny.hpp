@@ -17,6 +17,8 @@
 // reproducible run to run.
 #pragma once
 
+#include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,8 +46,9 @@ std::size_t skinny_simt_kernel_index(int s, bool w_kmajor);
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes);
 // The workspace of the copy of the short operand, when it is not K-major in 16-byte rows and the
-// form cannot read it as stored (the register path reads most MN-major ones of at most 16 columns).
-std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c);
+// form cannot read it as stored (the register path reads most MN-major ones of at most 16 columns),
+// then the persistent grid's partial sums (SkinnyConfig::persistent; its CTAs are the GPU's SMs).
+std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c, const DeviceState& state);
 void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env);
 
 // Whether the problem is the kernel's kind at all (a side of D at most 64).
@@ -63,7 +66,9 @@ bool skinny_first(const Problem& p);
 // Splits of k that fill the GPU with CTAs while each warp keeps a few k-steps, and the TMA-fed
 // form where bulk_first says (skinny.cu); batch_invariant problems are not taken (the
 // kernel's choice depends on m).
-SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state);
+// `workspace_bytes`: the call's, which the persistent grid's partial sums must fit.
+SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state,
+                                 std::size_t workspace_bytes = std::numeric_limits<std::size_t>::max());
 std::vector<SkinnyConfig> skinny_configs();
 
 // The CUDA-core form: FP32 operands (products exact in FP32 whether or not the call allows TF32)

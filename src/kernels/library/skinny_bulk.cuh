@@ -171,10 +171,29 @@ __device__ __forceinline__ void wgmma_stage(float (&acc)[MT][4], std::uint32_t w
   }
 }
 
+// The even share of a persistent grid (Args::units over `ctas` CTAs, in order): where CTA c's share
+// begins, and the CTA whose share holds unit u.
+struct Share {
+  int each, more;  // every CTA takes `each` units, the first `more` one more
+  __device__ Share(int units, int ctas) : each(units / ctas), more(units % ctas) {}
+  __device__ int begin(int c) const { return c * each + min(c, more); }
+  __device__ int owner(int u) const {
+    return u < more * (each + 1) ? u / (each + 1) : more + (u - more * (each + 1)) / each;
+  }
+};
+
 // W's tensor map: 3-D (inner, outer, batch item), boxes of 128-byte rows (K-major: kBK of k by 64
 // rows; big-major: 128 bytes of rows by kBK of k); X's: (k, small, item), boxes of kBK of k by
-// 8 MT rows; both 128-byte swizzled. Args::steps_each and steps_more count stages (kBK of k) per
-// CTA of the cluster. kWg: the stage's products by wgmma (wgmma_stage), else by mma.sync.
+// 8 MT rows; both 128-byte swizzled. kWg: the stage's products by wgmma (wgmma_stage), else by
+// mma.sync. Two schedules:
+// - a CTA a tile (Args::units 0): CTA x multiplies tile x / splits, the CTAs of a cluster split
+//   its stages (Args::steps_each and steps_more count them per CTA) and add their sums in rank
+//   order through distributed shared memory;
+// - persistent (SkinnyConfig::persistent): the grid's CTAs take even shares of all the (tile,
+//   stage) units in order, so a long W keeps every SM streaming whatever its tile count. A tile
+//   whose stages fall to two or more CTAs is cut: each stores its sums to its slot in the
+//   workspace and counts itself in; the CTA that completes the count adds the slots in the order
+//   of the CTAs (whichever finished last) and stores D. No CTA waits for another.
 template <class T, class TD, int MT, bool kWK, bool kWg = false>
 __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1)
     skinny_bulk_gemm(const __grid_constant__ CUtensorMap w_map, const __grid_constant__ CUtensorMap x_map, const Args p) {
@@ -197,15 +216,16 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
   }
   __syncthreads();
   dev::start_in_stream_order();
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = int(cluster.block_rank());
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32, g = lane / 4, t = lane % 4;
-  const std::int64_t tile0 = std::int64_t(blockIdx.x / unsigned(p.splits)) * L::kTile;
-  const std::int64_t first = rank * p.steps_each + min(std::int64_t(rank), p.steps_more);
-  const std::int64_t count = p.steps_each + (rank < p.steps_more ? 1 : 0);
   const epi::Scalars sc = epi::scalars(p.epi);
-  std::uint32_t n = 0;  // stages used so far, across batch items: slot n % kStages, use n / kStages
-  for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
+  // A tile's sums, as the warps stash them, reuse the stages' memory once every stage is consumed.
+  float* red = reinterpret_cast<float*>(smem);
+  constexpr int kValues = kRegs * 32, kAll = kConsumers * kValues;
+  std::uint32_t n = 0;  // stages used so far, across tiles: slot n % kStages, use n / kStages
+
+  // Stages [first, first + count) of the tile of W rows from tile0 in batch item `item`, through
+  // the pipeline; the warps' sums then lie in `red`.
+  auto multiply = [&](std::int64_t item, std::int64_t tile0, std::int64_t first, std::int64_t count) {
     float acc[NT][MT][4] = {};
     if (warp == kConsumers) {
       // The producer: one thread, kBoxes + 1 boxes a stage.
@@ -263,24 +283,89 @@ __global__ void __launch_bounds__(BulkLayout<Elem<T>, MT, kWK, kWg>::kThreads, 1
         if (lane == 0) tc::mbar_arrive(&empty[slot]);
       }
     }
-    // Every stage is consumed, so every copy has landed: the sums reuse the stages' memory.
+    // Every stage is consumed, so every copy has landed: the sums may overwrite the stages.
     __syncthreads();
-    float* red = reinterpret_cast<float*>(smem);
-    constexpr int kValues = kRegs * 32, kAll = kConsumers * kValues;
     if (warp < kConsumers) stash_sums(red + warp * kValues, acc, lane);
-    cluster.sync();
-    const int per = (kAll + p.splits - 1) / p.splits;
-    const int v_end = min(kAll, (rank + 1) * per);
-    for (int v = rank * per + int(threadIdx.x); v < v_end; v += L::kThreads) {
-      float sum = 0.0f;
-      for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
-      // Value v is warp v / kValues's, whose rows start kWarpRows rows apart (wgmma: warp w % 4 of
-      // warpgroup w / 4, 16 (w % 4) rows into the warpgroup's 64, in the K-major fragments' rows).
-      const int w = v / kValues;
-      if constexpr (kWg) store_sum<TD, MT, NT, true>(p, sc, item, tile0 + 64 * (w / 4) + 16 * (w % 4), v % kValues, sum);
-      else store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + w * L::kWarpRows, v % kValues, sum);
+    __syncthreads();
+  };
+  // Value v of a tile's sums (the tile of W rows from tile0), added up: the epilogue and the store.
+  // Value v is warp v / kValues's, whose rows start kWarpRows rows apart (wgmma: warp w % 4 of
+  // warpgroup w / 4, 16 (w % 4) rows into the warpgroup's 64, in the K-major fragments' rows).
+  auto store = [&](std::int64_t item, std::int64_t tile0, int v, float sum) {
+    const int w = v / kValues;
+    if constexpr (kWg) store_sum<TD, MT, NT, true>(p, sc, item, tile0 + 64 * (w / 4) + 16 * (w % 4), v % kValues, sum);
+    else store_sum<TD, MT, NT, kWK>(p, sc, item, tile0 + w * L::kWarpRows, v % kValues, sum);
+  };
+
+  if (p.units == 0) {
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = int(cluster.block_rank());
+    const std::int64_t tile0 = std::int64_t(blockIdx.x / unsigned(p.splits)) * L::kTile;
+    const std::int64_t first = rank * p.steps_each + min(std::int64_t(rank), p.steps_more);
+    const std::int64_t count = p.steps_each + (rank < p.steps_more ? 1 : 0);
+    for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
+      multiply(item, tile0, first, count);
+      cluster.sync();
+      const int per = (kAll + p.splits - 1) / p.splits;
+      const int v_end = min(kAll, (rank + 1) * per);
+      for (int v = rank * per + int(threadIdx.x); v < v_end; v += L::kThreads) {
+        float sum = 0.0f;
+        for (int other = 0; other < p.splits; ++other) sum += cluster.map_shared_rank(red, other)[v];
+        store(item, tile0, v, sum);
+      }
+      tc::fence_proxy_async();  // the TMA's writes to the stages come after the threads' reads
+      cluster.sync();           // the other CTAs have read this one's sums, and the stages are free again
     }
-    cluster.sync();  // the other CTAs have read this one's sums, and the stages are free again
+    return;
+  }
+
+  const Share share(p.units, int(gridDim.x));
+  const int cta = int(blockIdx.x), begin = share.begin(cta), end = share.begin(cta + 1);
+  constexpr int kQuads = kAll / 4;  // a tile's sums as float4s
+  const float4* red4 = reinterpret_cast<const float4*>(red);
+  for (int u = begin; u < end;) {
+    const int tile = u / p.stages, first = u - tile * p.stages, count = min(p.stages - first, end - u);
+    const std::int64_t tile0 = std::int64_t(tile) * L::kTile;
+    multiply(0, tile0, first, count);
+    if (count == p.stages) {
+      for (int v = int(threadIdx.x); v < kAll; v += L::kThreads) store(0, tile0, v, red[v]);
+    } else {
+      // A cut tile: this CTA's sums go to its slot (0 for the first tile of its share, 1 for the
+      // last), then the CTA whose count completes the tile's adds every slot in CTA order.
+      float4* slots = reinterpret_cast<float4*>(p.partials);
+      float4* part = slots + (std::int64_t(cta) * 2 + (u == begin ? 0 : 1)) * kQuads;
+      for (int q = int(threadIdx.x); q < kQuads; q += L::kThreads) part[q] = red4[q];
+      __threadfence();
+      __syncthreads();
+      // The tile's CTAs: lo (whose share holds its first stage; no other cut tile has the same
+      // lo, so its counter is the tile's) to hi. Only lo's share can begin in an earlier tile,
+      // which makes this one its last (slot 1); the others' begin here (slot 0).
+      const int lo = share.owner(tile * p.stages), hi = share.owner(tile * p.stages + p.stages - 1);
+      int completes = 0;
+      if (threadIdx.x == 0) {
+        completes = atomicAdd(&p.flags[lo], 1u) == unsigned(hi - lo);
+        if (completes) p.flags[lo] = 0;  // every CTA of the tile has counted: zero for the next launch
+      }
+      if (__syncthreads_or(completes)) {
+        __threadfence();
+        const int lo_slot = share.begin(lo) / p.stages == tile ? 0 : 1;
+        for (int q = int(threadIdx.x); q < kQuads; q += L::kThreads) {
+          float4 sum = __ldcg(slots + (std::int64_t(lo) * 2 + lo_slot) * kQuads + q);
+#pragma unroll 4
+          for (int c = lo + 1; c <= hi; ++c) {
+            const float4 x = __ldcg(slots + std::int64_t(c) * 2 * kQuads + q);
+            sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
+          }
+          store(0, tile0, 4 * q, sum.x), store(0, tile0, 4 * q + 1, sum.y);
+          store(0, tile0, 4 * q + 2, sum.z), store(0, tile0, 4 * q + 3, sum.w);
+        }
+      }
+    }
+    // `red` is read before the next tile's copies land in the stages (the TMA's proxy after the
+    // threads' own).
+    tc::fence_proxy_async();
+    __syncthreads();
+    u += count;
   }
 #else
   __trap();  // skinny_reject refuses GPUs before sm_90
