@@ -13,8 +13,8 @@
 // register path reads an MN-major one of at most 16 columns as it is, element by element (FP32
 // operands: over a big-major W only). Strided batches (broadcast operands included), C apart from
 // D or D itself, alpha and beta as values or device pointers, and the fused bias and activation
-// (epilogue.cuh). Its split of k is a cluster's: sums add in a fixed order, so results are
-// reproducible run to run.
+// (epilogue.cuh). Its split of k is a cluster's, or the TMA-fed form's persistent grid's (partial
+// sums through the workspace): sums add in a fixed order, so results are reproducible run to run.
 #pragma once
 
 #include <cstddef>

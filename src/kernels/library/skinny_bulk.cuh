@@ -17,7 +17,9 @@
 // multiplies 64 of the rows by mma.sync (at most 16 short-side columns). With 17 to 64 columns a
 // CTA owns 128 rows and each of two consumer warpgroups multiplies 64 by wgmma (wgmma_stage); the
 // CTAs of a cluster split k as in skinny.cuh and add their sums in rank order through
-// distributed shared memory. 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
+// distributed shared memory, or (SkinnyConfig::persistent) a grid of a CTA an SM takes even shares
+// of every tile's stages and adds the tiles it cuts through the workspace (skinny_bulk_gemm).
+// 16-bit operands with at most 64 short-side columns, and FP32 ones multiplied as
 // TF32 (m16n8k8, each operand rounded as the register path rounds it) with at most 16: a stage
 // holds 128 bytes of each row of W either way, 64 of k or 32.
 #pragma once
