@@ -999,6 +999,7 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   EXPECT_EQ(model(1, 128256, 4096).persistent, 1);
   EXPECT_EQ(model(1, 67584, 4096).persistent, 1);  // 264 tiles: two waves
   EXPECT_EQ(model(1, 67328, 4096).persistent, 0);  // 263
+  EXPECT_EQ(model(1, 200000, 2048).persistent, 0);  // 782 tiles of 32 stages: a k too short
   EXPECT_EQ(model(1, 4096, 4096).bulk, 0);     // 32 MiB
   EXPECT_EQ(model(16, 4096, 14336).bulk, 0);   // 112 MiB
   EXPECT_EQ(model(48, 28672, 8192).bulk, 0);   // more than 32 rows: the tile kernel

@@ -40,7 +40,7 @@ Kernel kernel_f32(int s, bool w_kmajor);
 namespace {
 
 constexpr std::int64_t kMaxSmall = 64;
-constexpr std::int64_t kPersistentMinWaves = 2;  // skinny_model_choice
+constexpr std::int64_t kPersistentMinWaves = 2, kPersistentMinStages = 64;  // skinny_model_choice
 constexpr std::int64_t kMaxSmallSimt = 16;  // the CUDA-core form's S: 1, 2, 4, 8 or 16
 constexpr int kMaxSplits = kSkinnyMaxSplits;
 
@@ -501,13 +501,16 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std
     const std::int64_t tiles = cdiv(s.big, bulk_tile(mt)) * p.batch;
     c.splits = splits_for(tiles, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
     // The persistent grid where the tiles make two waves or more (an LM head: 501 tiles of 256
-    // rows at 128256): the plain grid's last wave is partial, and its later waves' CTAs start as
-    // earlier ones end, each filling its pipeline again. Under two waves the plain grid's CTAs
-    // stand at the same k at the same time, where the persistent grid's shares begin at scattered
-    // k, and it measured slower (docs/shapes.md, "A persistent grid for long decode operands").
-    // One problem only, and its partial sums in the workspace.
+    // rows at 128256) and a tile has at least 64 stages (k of 4096 for 16-bit operands): the plain
+    // grid's last wave is partial, and its later waves' CTAs start as earlier ones end, each
+    // filling its pipeline again. Under two waves, and with a shorter k (1 x 200000 x 2048), it
+    // measured slower: the plain grid's CTAs stand at the same k at the same time, where the
+    // persistent grid's shares begin at scattered k, and each cut tile costs its CTAs a store and
+    // an addition (docs/shapes.md, "A persistent grid for long decode operands"). One problem
+    // only, and its partial sums in the workspace.
     const SkinnyConfig persistent{1, 1, 1};
-    if (p.batch == 1 && tiles >= kPersistentMinWaves * sms && skinny_workspace_bytes(p, persistent, state) <= workspace_bytes)
+    if (p.batch == 1 && tiles >= kPersistentMinWaves * sms && cdiv(p.k, bulk_k(p)) >= kPersistentMinStages &&
+        skinny_workspace_bytes(p, persistent, state) <= workspace_bytes)
       c = persistent;
     return c;
   }
