@@ -143,15 +143,15 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
 
 // The TMA-fed form's persistent grid (SkinnyConfig::persistent): its units (a tile's stages each),
 // one CTA an SM, at most one a unit.
-std::int64_t stream_units(const Problem& p, const Sides& s) {
-  return cdiv(s.big, bulk_tile(mt_for(s.small))) * cdiv(p.k, 128 / elem_bytes(p));
+std::int64_t persistent_units(const Problem& p, const Sides& s) {
+  return cdiv(s.big, bulk_tile(mt_for(s.small))) * cdiv(p.k, bulk_k(p));
 }
-std::int64_t stream_ctas(const Problem& p, const Sides& s, const DeviceState& state) {
-  return std::max<std::int64_t>(1, std::min<std::int64_t>(stream_units(p, s), state.props.sm_count));
+std::int64_t persistent_ctas(const Problem& p, const Sides& s, const DeviceState& state) {
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(persistent_units(p, s), state.props.sm_count));
 }
 // Its workspace after X's copy: two slots of a tile's sums per CTA.
-std::size_t stream_partials_bytes(const Problem& p, const Sides& s, const DeviceState& state) {
-  return align256(std::size_t(stream_ctas(p, s, state)) * 2 * std::size_t(bulk_sums(mt_for(s.small))) * sizeof(float));
+std::size_t persistent_partials_bytes(const Problem& p, const Sides& s, const DeviceState& state) {
+  return align256(std::size_t(persistent_ctas(p, s, state)) * 2 * std::size_t(bulk_sums(mt_for(s.small))) * sizeof(float));
 }
 
 // What the TMA-fed form adds to the checks: its types, and tensor maps over W and X
@@ -415,7 +415,7 @@ bool skinny_first(const Problem& p) {
 std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c, const DeviceState& state) {
   if (!skinny_shape(p)) return 0;
   const Sides s = sides_of(p);
-  return x_copy_bytes(p, s, !c.bulk) + (c.bulk && c.persistent ? stream_partials_bytes(p, s, state) : 0);
+  return x_copy_bytes(p, s, !c.bulk) + (c.bulk && c.persistent ? persistent_partials_bytes(p, s, state) : 0);
 }
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -437,7 +437,7 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   const Sides s = sides_of(p);
   if (auto why = bulk_reject(p, s)) return why;
   if (c.persistent) {
-    if (stream_units(p, s) > INT_MAX) return std::string("persistent: too many tiles and stages for the grid's 32-bit units");
+    if (persistent_units(p, s) > INT_MAX) return std::string("persistent: too many tiles and stages for the grid's 32-bit units");
     if (const std::size_t bytes = skinny_workspace_bytes(p, c, state); bytes > workspace_bytes)
       return fmt::format("persistent: the partial sums of shared tiles take {} bytes of workspace, the call has {}", bytes,
                          workspace_bytes);
@@ -466,10 +466,10 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     if (c.persistent) {
       if (!env.scratch.flags) throw Error("skinny kernel: the persistent grid needs the context's zeroed counters");
       skinny::Args sa = a;
-      sa.units = int(stream_units(p, s)), sa.stages = int(cdiv(p.k, bk));
+      sa.units = int(persistent_units(p, s)), sa.stages = int(cdiv(p.k, bk));
       sa.partials = reinterpret_cast<float*>(env.scratch.data + x_copy_bytes(p, s, false));
       sa.flags = env.scratch.flags;
-      const std::int64_t ctas = stream_ctas(p, s, *env.device);
+      const std::int64_t ctas = persistent_ctas(p, s, *env.device);
       if (ctas > kFlagCount) throw Error("skinny kernel: the persistent grid has a counter per CTA, and more CTAs than counters");
       const KernelLaunch run(dim3(unsigned(ctas), 1, 1), dim3(unsigned(bulk_threads(mt)), 1, 1),
                              std::size_t(bulk_smem_bytes(mt)), env.queue());

@@ -278,36 +278,55 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
     // alpha and beta are read here, per tile, rather than kept in registers through the main loop.
     const epi::Scalars scal = epi::scalars(args.epi);
     const int row0 = tm * BM, col0 = tn * BN + ci * 64;
-    // The value of accumulator i = 4j + 2h + e before conversion: alpha, then with FUSED the bias and
-    // the activation. The TMA store clips a partial tile, but its values are all computed: rows and
-    // columns past D's edge read the last bias value, since the bias ends at D's edge
-    // (compute-sanitizer found the reads past it).
-    auto value = [&](int i, int m, int n) {
-      float v = scal.alpha * d[i];
-      if constexpr (FUSED)
-        v = epi::activate(v + epi::bias_at<float>(args.epi, item, min(m, args.M - 1), min(n, args.N - 1)),
-                          args.epi.act);
-      return v;
-    };
+    // The TMA store clips a partial tile, but its values are all computed: rows and columns past
+    // D's edge read the last bias value, since the bias ends at D's edge (compute-sanitizer found
+    // the reads past it).
     if (args.tma_store && scal.beta == 0.0f) {
+      // The passes, each value finished by fin(v, m, n). FUSED picks the activation's form once
+      // per tile (epi::with_activation_form), and a per-column bias's two values of the thread (its
+      // columns n for h = 0, 1) once per tile: a bias load and an activation switch per value had
+      // made the fused epilogue cost 30% at 4096^3 (docs/api.md, "Performance").
+      auto passes = [&](auto&& fin) {
 #pragma unroll
-      for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
-        unsigned char* cs = ring.begin_pass(pass);
-        const std::uint32_t cs_addr = dev::smem_addr(cs);
-        // Row r = 8 jj + 2t + e of the pass: the swizzle depends on r % 8 = 2t + e only.
+        for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
+          unsigned char* cs = ring.begin_pass(pass);
+          const std::uint32_t cs_addr = dev::smem_addr(cs);
+          // Row r = 8 jj + 2t + e of the pass: the swizzle depends on r % 8 = 2t + e only.
 #pragma unroll
-        for (int jj = 0; jj < 8; ++jj)
+          for (int jj = 0; jj < 8; ++jj)
 #pragma unroll
-          for (int h = 0; h < 2; ++h)
+            for (int h = 0; h < 2; ++h)
 #pragma unroll
-            for (int e = 0; e < 2; ++e) {
-              const int i = 4 * (pass * 8 + jj) + 2 * h + e;
-              const int m = row0 + pass * 64 + 8 * jj + 2 * t + e, n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
-              st_shared(cs_addr + epi_off[h][e] + jj * 8 * 128, value(i, m, n));
-            }
-        ring.end_pass(cs, [&](unsigned char* box, int b) {
-          tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
+              for (int e = 0; e < 2; ++e) {
+                const int i = 4 * (pass * 8 + jj) + 2 * h + e;
+                const int m = row0 + pass * 64 + 8 * jj + 2 * t + e;
+                st_shared(cs_addr + epi_off[h][e] + jj * 8 * 128, fin(scal.alpha * d[i], m, h));
+              }
+          ring.end_pass(cs, [&](unsigned char* box, int b) {
+            tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
+          });
+        }
+      };
+      // (In pairs of 256-row tiles with a K-major B the form's pass made ptxas spill 8 bytes: those
+      // keep the bias load and the activation's switch per value.)
+      if constexpr (FUSED && CLUSTER == 2 && B_KMAJOR && BM == 256) {
+        passes([&](float v, int m, int h) {
+          const int n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
+          return epi::activate(v + epi::bias_at<float>(args.epi, item, min(m, args.M - 1), min(n, args.N - 1)), args.epi.act);
         });
+      } else if constexpr (FUSED) {
+        const bool per_col = args.epi.bias_kind == epi::kPerColumn;
+        float col_bias[2];
+        for (int h = 0; h < 2; ++h)
+          col_bias[h] = per_col ? epi::bias_at<float>(args.epi, item, 0, min(col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g), args.N - 1)) : 0.0f;
+        epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
+          passes([&](float v, int m, int h) {
+            const float bias = per_col ? col_bias[h] : epi::bias_at<float>(args.epi, item, min(m, args.M - 1), 0);
+            return epi::activate_form<decltype(exp_form)::value>(v + bias, form);
+          });
+        });
+      } else {
+        passes([](float v, int, int) { return v; });
       }
     } else if (args.d_col_major == 2) {
       // D (and C) column-major with 8-byte aligned pairs: a thread's m and m + 1 (e = 0, 1) are
