@@ -400,12 +400,14 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
   dev::cp_async_wait<0>();
 }
 
-// Writes this thread's outputs of the tile at (row0, col0) of batch item `item`: D = alpha * acc +
-// beta * C (kEpiFused: the bias and activation too, through epi::finish, as every library kernel
-// applies them), or with split-K the raw sums into this slice's plane of the workspace. alpha and
-// beta are read here, after the main loop, not kept in registers through it.
-// kInTail: called by the stream-K tail kernel (see kEpiFused's bias below).
-template <class Cfg, bool kInTail = false>
+// Writes this thread's outputs of the tile at (row0, col0) of batch item `item` from its registers:
+// D = alpha * acc + beta * C (kEpiFused: the bias and activation too, as epi::finish computes them,
+// as every library kernel applies them), or with split-K the raw sums into this slice's plane of
+// the workspace. alpha and beta are read here, after the main loop, not kept in registers through
+// it. It serves the packed epilogue, and the general ones in the stream-K tail kernel; the
+// whole-tile kernel's general epilogues go through shared memory (store_tile_staged), which in the
+// tail kernel (254 registers) spilled.
+template <class Cfg>
 __device__ __forceinline__ void store_tile(const PipelinedArgs& p, const StoreArgs& o, const float (&acc)[Cfg::kTM][8],
                                            int row0, int col0, int item) {
   constexpr int TM = Cfg::kTM;
@@ -450,79 +452,176 @@ __device__ __forceinline__ void store_tile(const PipelinedArgs& p, const StoreAr
                                       : p.D + std::int64_t(item) * o.stride_d;
     const std::int64_t ld_out = p.partial ? std::int64_t(p.N) : o.ldd;
     const float* const in_base = o.C + std::int64_t(item) * o.stride_c;
-    // kEpiFused in the whole-tile kernel: the bias of this thread's 8 columns, read once (0 without
-    // a per-column bias), a per-row bias once per row: the values epi::bias_at gives element by
-    // element. Read element by element, the bias loads moved the 128x256 main loop's registers (486
-    // extra register-file read cycles per k-tile instead of 360); in the tail kernel (254 registers)
-    // the 8 values spilled, and there the bias is read element by element.
-    constexpr bool kColBias = Cfg::kEpi == kEpiFused && !kInTail;
-    float col_bias[8];
-    if constexpr (kColBias) {
+    // The tile's stores, with the activation in form kExp (epi::with_activation_form): the fused
+    // kernel branches on the activation once a tile, not once a value, so that the unrolled code of
+    // its 128 values holds one activation's instructions, not every activation's. The bias is read
+    // value by value: 8 per-column values held through the stores spilled here.
+    auto store = [&](auto kExp, const epi::ActForm& form) {
+      // One value, as epi::finish computes it, the activation in its form.
+      auto finish = [&](float sum, float c_value, float bias) {
+        float v = s.alpha * sum;
+        if (s.beta != 0.0f) v += s.beta * c_value;
+        return epi::activate_form<decltype(kExp)::value>(v + bias, form);
+      };
 #pragma unroll
-      for (int j = 0; j < 8; ++j) {
-        const int c = col0 + wn + ln + 32 * (j / 4) + j % 4;
-        col_bias[j] = o.epi.bias_kind == epi::kPerColumn && c < p.N ? epi::bias_at<float>(o.epi, item, 0, c) : 0.0f;
+      for (int i = 0; i < TM; ++i) {
+        const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
+        if (r >= p.M) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int c = col0 + wn + ln + 32 * h;
+          if (c >= p.N) continue;
+          float* const out = out_base + r * ld_out + c;
+          const float* const in = in_base + r * o.ldc + c;
+          const float* const a = &acc[i][4 * h];
+          if (p.partial) {
+            if (vec_out) {
+              *reinterpret_cast<float4*>(out) = make_float4(a[0], a[1], a[2], a[3]);
+            } else {
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                if (c + j < p.N) out[j] = a[j];
+            }
+          } else if constexpr (Cfg::kEpi == kEpiFused) {
+            if (vec_out) {
+              float cv[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // C's four values, read only when beta != 0
+              if (s.beta != 0.0f) {
+                const float4 v = *reinterpret_cast<const float4*>(in);
+                cv[0] = v.x, cv[1] = v.y, cv[2] = v.z, cv[3] = v.w;
+              }
+              float v[4];
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                v[j] = finish(a[j], cv[j], epi::bias_at<float>(o.epi, item, r, c + j));
+              *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+            } else {
+#pragma unroll
+              for (int j = 0; j < 4; ++j)
+                if (c + j < p.N)
+                  out[j] = finish(a[j], s.beta != 0.0f ? in[j] : 0.0f, epi::bias_at<float>(o.epi, item, r, c + j));
+            }
+          } else if (vec_out) {
+            // dev::epilogue4's arithmetic, with C read from its own row.
+            float4 v = make_float4(s.alpha * a[0], s.alpha * a[1], s.alpha * a[2], s.alpha * a[3]);
+            if (s.beta != 0.0f) {
+              const float4 x = *reinterpret_cast<const float4*>(in);
+              v.x += s.beta * x.x, v.y += s.beta * x.y, v.z += s.beta * x.z, v.w += s.beta * x.w;
+            }
+            *reinterpret_cast<float4*>(out) = v;
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+              if (c + j < p.N) out[j] = dev::epilogue(a[j], s.alpha, s.beta, in + j);
+          }
+        }
+      }
+    };
+    if constexpr (Cfg::kEpi == kEpiFused) {
+      if (!p.partial) {
+        epi::with_activation_form(o.epi.act, store);
+        return;
       }
     }
+    store(std::false_type{}, epi::ActForm{});
+  }
+}
+
+// kEpiPlain and kEpiFused in the whole-tile kernel: store_tile's work through shared memory. The
+// tile's sums go to shared memory half a tile at a time (BM / 2 rows of BN floats), and the block
+// then writes D from there row by row, each thread the same 4 columns in every row, in a loop that
+// is not unrolled. The main loop's accumulators are dead once stored, so the general epilogue
+// (batch offsets, ldd, C apart from D, scalars through pointers, bias, activation) adds no register
+// pressure to the kernel: with it unrolled over the accumulators, ptxas compiled the 128x256 main
+// loop with its shared loads bunched (36 of 99 with 4-cycle stalls) and the whole tiles ran 13%
+// slower than the packed kernel's at 4096^3 (docs/kernels/fp32-ladder.md, "The library's kernel").
+// The split-K slices' raw sums (p.partial) leave the same way.
+template <class Cfg>
+__device__ __forceinline__ void store_tile_staged(const PipelinedArgs& p, const StoreArgs& o,
+                                                  const float (&acc)[Cfg::kTM][8], float* smem, int row0, int col0,
+                                                  int item) {
+  constexpr int TM = Cfg::kTM, BM = Cfg::BM, BN = Cfg::BN, THREADS = Cfg::kThreads, HALF = BM / 2;
+  constexpr int QUADS = BN / 4, ROWS = THREADS / QUADS;  // a row's float4s; rows a step
+  static_assert(THREADS % QUADS == 0 && HALF % ROWS == 0, "whole rows a step, whole steps a half");
+  static_assert(std::size_t(HALF) * BN * sizeof(float) <= Cfg::kSmemBytes, "half a tile fits the pipeline's shared memory");
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wm = (warp / Cfg::kWarpsN) * Cfg::WM, wn = (warp % Cfg::kWarpsN) * 64;
+  const int lm = (lane / 8) * 4, ln = (lane % 8) * 4;
+  // This thread's 4 columns in every row it writes, and its first row of a half.
+  const int tc = (threadIdx.x % QUADS) * 4, tr = threadIdx.x / QUADS;
+  const int c = col0 + tc;
+  const bool vec_out = p.c_vec;
+  const epi::Scalars s = epi::scalars(o.epi);
+  // Split-K: plane (item, slice) of the [batch][splits][M][N] workspace. Else D, and C beside it.
+  float* const out_base = p.partial ? p.partial + (std::size_t(item) * gridDim.z + blockIdx.z) * std::size_t(p.M) * p.N
+                                    : p.D + std::int64_t(item) * o.stride_d;
+  const std::int64_t ld_out = p.partial ? std::int64_t(p.N) : o.ldd;
+  const float* const in_base = o.C + std::int64_t(item) * o.stride_c;
+  const bool per_row = Cfg::kEpi == kEpiFused && o.epi.bias_kind == epi::kPerRow;
+  float col_bias[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if constexpr (Cfg::kEpi == kEpiFused) {
+    if (o.epi.bias_kind == epi::kPerColumn) {
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      const int r = row0 + wm + lm + (i / 4) * 16 + i % 4;
-      if (r >= p.M) continue;
+      for (int j = 0; j < 4; ++j)
+        if (c + j < p.N) col_bias[j] = epi::bias_at<float>(o.epi, item, 0, c + j);
+    }
+  }
+  auto halves = [&](auto kExp, const epi::ActForm& form) {
+    // One value: epi::finish's arithmetic, the activation in its form.
+    auto finish = [&](float sum, float c_value, float bias) {
+      float v = s.alpha * sum;
+      if (s.beta != 0.0f) v += s.beta * c_value;
+      return Cfg::kEpi == kEpiFused ? epi::activate_form<decltype(kExp)::value>(v + bias, form) : v;
+    };
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int c = col0 + wn + ln + 32 * h;
-        if (c >= p.N) continue;
+    for (int q = 0; q < 2; ++q) {
+      __syncthreads();  // every warp is done with the pipeline's stages (q = 0) or with half 0 (q = 1)
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+        const int r = wm + lm + (i / 4) * 16 + i % 4;  // row in the tile
+        if (r / HALF != q) continue;
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<float4*>(smem + (r - q * HALF) * BN + wn + ln + 32 * h) =
+              make_float4(acc[i][4 * h], acc[i][4 * h + 1], acc[i][4 * h + 2], acc[i][4 * h + 3]);
+      }
+      __syncthreads();
+#pragma unroll 1
+      for (int rt = tr; rt < HALF; rt += ROWS) {
+        const int r = row0 + q * HALF + rt;
+        if (r >= p.M || c >= p.N) continue;
+        const float4 a4 = *reinterpret_cast<const float4*>(smem + rt * BN + tc);
+        const float a[4] = {a4.x, a4.y, a4.z, a4.w};
         float* const out = out_base + r * ld_out + c;
-        const float* const in = in_base + r * o.ldc + c;
-        const float* const a = &acc[i][4 * h];
         if (p.partial) {
           if (vec_out) {
-            *reinterpret_cast<float4*>(out) = make_float4(a[0], a[1], a[2], a[3]);
+            *reinterpret_cast<float4*>(out) = a4;
           } else {
 #pragma unroll
             for (int j = 0; j < 4; ++j)
               if (c + j < p.N) out[j] = a[j];
           }
-        } else if constexpr (Cfg::kEpi == kEpiFused) {
-          if (vec_out) {
-            float cv[4] = {0.0f, 0.0f, 0.0f, 0.0f};  // C's four values, read only when beta != 0
-            if (s.beta != 0.0f) {
-              const float4 v = *reinterpret_cast<const float4*>(in);
-              cv[0] = v.x, cv[1] = v.y, cv[2] = v.z, cv[3] = v.w;
-            }
-            float v[4];
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-              v[j] = epi::finish<float>(o.epi, s, a[j], &cv[j],
-                                        !kColBias                          ? epi::bias_at<float>(o.epi, item, r, c + j)
-                                        : o.epi.bias_kind == epi::kPerRow ? epi::bias_at<float>(o.epi, item, r, 0)
-                                                                           : col_bias[4 * h + j]);
-            *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
-          } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-              if (c + j < p.N)
-                out[j] = epi::finish<float>(o.epi, s, a[j], in + j,
-                                            !kColBias                          ? epi::bias_at<float>(o.epi, item, r, c + j)
-                                            : o.epi.bias_kind == epi::kPerRow ? epi::bias_at<float>(o.epi, item, r, 0)
-                                                                               : col_bias[4 * h + j]);
-          }
-        } else if (vec_out) {
-          // dev::epilogue4's arithmetic, with C read from its own row.
-          float4 v = make_float4(s.alpha * a[0], s.alpha * a[1], s.alpha * a[2], s.alpha * a[3]);
-          if (s.beta != 0.0f) {
-            const float4 x = *reinterpret_cast<const float4*>(in);
-            v.x += s.beta * x.x, v.y += s.beta * x.y, v.z += s.beta * x.z, v.w += s.beta * x.w;
-          }
-          *reinterpret_cast<float4*>(out) = v;
+          continue;
+        }
+        const float* const in = in_base + r * o.ldc + c;
+        const float row_bias = per_row ? epi::bias_at<float>(o.epi, item, r, 0) : 0.0f;
+        if (vec_out) {
+          float4 cv = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // C, read only when beta != 0
+          if (s.beta != 0.0f) cv = *reinterpret_cast<const float4*>(in);
+          *reinterpret_cast<float4*>(out) =
+              make_float4(finish(a[0], cv.x, per_row ? row_bias : col_bias[0]), finish(a[1], cv.y, per_row ? row_bias : col_bias[1]),
+                          finish(a[2], cv.z, per_row ? row_bias : col_bias[2]), finish(a[3], cv.w, per_row ? row_bias : col_bias[3]));
         } else {
 #pragma unroll
           for (int j = 0; j < 4; ++j)
-            if (c + j < p.N) out[j] = dev::epilogue(a[j], s.alpha, s.beta, in + j);
+            if (c + j < p.N) out[j] = finish(a[j], s.beta != 0.0f ? in[j] : 0.0f, per_row ? row_bias : col_bias[j]);
         }
       }
     }
-  }
+  };
+  if constexpr (Cfg::kEpi == kEpiFused)
+    epi::with_activation_form(o.epi.act, halves);
+  else
+    halves(std::false_type{}, epi::ActForm{});
 }
 
 // Stream-K tail: acc holds this block's piece (block b of the tail) of tail tile t. Returns true
@@ -593,7 +692,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
   const int k_begin = blockIdx.z * p.k_per_split;
   float acc[Cfg::kTM][8];
   multiply_tile<Cfg>(p, smem, tm * Cfg::BM, tn * Cfg::BN, k_begin, min(p.K, k_begin + p.k_per_split), item, acc);
-  store_tile<Cfg>(p, o, acc, tm * Cfg::BM, tn * Cfg::BN, item);
+  if constexpr (Cfg::kEpi == kEpiPacked)
+    store_tile<Cfg>(p, o, acc, tm * Cfg::BM, tn * Cfg::BN, item);
+  else
+    store_tile_staged<Cfg>(p, o, acc, smem, tm * Cfg::BM, tn * Cfg::BN, item);
 }
 
 // The stream-K tail, launched after pipelined_gemm on the same stream: block b multiplies its range
@@ -623,7 +725,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
     tile_coords(tail.whole + t, tiles_m, tiles_n, p.group_m, tm, tn);
     multiply_tile<Cfg, true>(p, smem, tm * BM, tn * BN, (i0 - t * tail.k_tiles) * BK,
                              min(p.K, (i - t * tail.k_tiles) * BK), 0, acc);
-    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg, true>(p, o, acc, tm * BM, tn * BN, 0);
+    if (finish_piece<Cfg>(p, b, t, acc)) store_tile<Cfg>(p, o, acc, tm * BM, tn * BN, 0);
     i = i0;
   }
   // Launched early (programmatic dependent launch), this grid may finish before the whole-tile grid
