@@ -315,16 +315,25 @@ TEST_P(ApiTyped, EpiloguesMatchTheReference) {
 // More tiles than SMs, so that a CTA of the persistent tensor-core kernels takes several in turn,
 // each with its own bias through the fused epilogue (16-bit: staged in shared memory; TF32: a
 // per-column bias's values loaded once per tile): K of 3 k-tiles (a deferred box leaving on each)
-// and of 17 (one every few), partial tiles at both edges, B N-major and K-major.
+// and of 17 (one every few), partial tiles at both edges, B N-major and K-major. Then C apart from
+// D with both padded, D's rows 16-byte aligned or not (the FP32 kernel's epilogue through shared
+// memory writes float4s or single values), which must leave the padding untouched.
 TEST_P(ApiTyped, FusedEpiloguesOverManyTilesMatchTheReference) {
   const LayoutCombo nt{Order::row_major, Op::none, Order::row_major, Op::transpose, Order::row_major};
-  for (auto [d, l] : {std::pair{Dims{2000, 4100, 136}, kRowMajorNN}, std::pair{Dims{1500, 4100, 1032}, nt}})
+  for (auto [d, l] : {std::pair{Dims{2000, 4100, 136}, kRowMajorNN}, std::pair{Dims{1500, 4100, 1032}, nt}}) {
     for (BiasKind kind : {BiasKind::per_row, BiasKind::per_column})
       for (Activation act : {Activation::relu, Activation::gelu_tanh, Activation::silu}) {
         GemmCase c = sized(with_layout(base(), l), d);
         c.bias = kind, c.act = act, c.alpha = -1.25;
         EXPECT_CASE_OK(run_case(ctx(), c, stream()));
       }
+    for (std::int64_t d_pad : {4, 3}) {
+      GemmCase c = sized(with_layout(base(), l), d);
+      c.bias = BiasKind::per_column, c.act = Activation::gelu_tanh, c.alpha = 0.75, c.beta = -0.5;
+      c.c_pad = 8, c.d_pad = d_pad;
+      EXPECT_CASE_OK(run_case(ctx(), c, stream()));
+    }
+  }
 }
 
 // ---- Determinism -------------------------------------------------------------------------------
