@@ -532,9 +532,9 @@ __device__ __forceinline__ void store_tile(const PipelinedArgs& p, const StoreAr
 // is not unrolled. The main loop's accumulators are dead once stored, so the general epilogue
 // (batch offsets, ldd, C apart from D, scalars through pointers, bias, activation) adds no register
 // pressure to the kernel: with it unrolled over the accumulators, ptxas compiled the 128x256 main
-// loop with its shared loads bunched (36 of 99 with 4-cycle stalls) and the whole tiles ran 13%
-// slower than the packed kernel's at 4096^3 (docs/kernels/fp32-ladder.md, "The library's kernel").
-// The split-K slices' raw sums (p.partial) leave the same way.
+// loop with its shared loads bunched back to back instead of spread between the FMAs, and the
+// whole tiles ran slower than the packed kernel's (docs/kernels/fp32-ladder.md, "The general
+// epilogues through shared memory"). The split-K slices' raw sums (p.partial) leave the same way.
 template <class Cfg>
 __device__ __forceinline__ void store_tile_staged(const PipelinedArgs& p, const StoreArgs& o,
                                                   const float (&acc)[Cfg::kTM][8], float* smem, int row0, int col0,
