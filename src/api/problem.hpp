@@ -23,6 +23,10 @@ struct Operand {
   std::int64_t ld = 0;
   std::int64_t stride = 0;  // elements between batch items (B: between groups); 0 broadcasts
   bool k_major = true;
+  // MN-major only: each line (a k row) may be read in whole 16-byte pieces past the matrix's last
+  // column, up to the next 16-byte multiple: set on the FP32 kernel's copies of B, whose padding is
+  // zeroed. A caller's matrix never says so (its last line may end where its allocation does).
+  bool padded = false;
 };
 
 struct Problem {

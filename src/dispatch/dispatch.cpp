@@ -240,9 +240,15 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // The entries were measured before 32 x 128 tiles existed. Where the model takes them (D's rows,
   // or those of its last tile row, at most 32), 64-row tiles compute up to half padding, and
   // the model's choice replaces the entry's (docs/shapes.md, "32-row FP32 tiles").
+  // The entries were measured on a B read in 16-byte pieces; where the model copies one that cannot
+  // be into aligned rows first, the entry's tiles run on that copy (docs/kernels/fp32-ladder.md,
+  // "B in unaligned rows").
   const auto from_entry = [&](const TableEntry& e) {
     const SimtConfig own = model();
-    return own.tile_m == 32 ? own : simt_from(e);
+    if (own.tile_m == 32) return own;
+    SimtConfig c = simt_from(e);
+    if (own.copy_b && !p.b.k_major && c.splits <= 1) c.copy_b = true;
+    return c;
   };
   return choose_family(
       ctx, p, Family::simt, &Choice::simt, from_entry, model,
@@ -266,6 +272,8 @@ constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off th
 constexpr const char* kSinglesWords =
     "; single tiles, not the entry's pairs: pairs of 128x256 tiles need 8 waves of them and a K of 8 k-tiles";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
+constexpr const char* kAlignedCopyWords =
+    "; B first copied into aligned rows (the entry was measured on a B read in 16-byte pieces)";
 constexpr const char* kThinWords =
     "; the model's 32x128 tiles instead (the table predates them): 64-row tiles would compute up to half padding";
 
@@ -282,7 +290,12 @@ const char* entry_changed_words(const Choice& c) {
                                                  : kSinglesWords;
   }
   if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
-  if (c.family == Family::simt) return c.simt.tile_m != simt_from(*c.entry).tile_m && c.simt.tile_m == 32 ? kThinWords : "";
+  if (c.family == Family::simt) {
+    const SimtConfig entry = simt_from(*c.entry);
+    return c.simt.tile_m != entry.tile_m && c.simt.tile_m == 32 ? kThinWords
+           : c.simt.copy_b && !entry.copy_b                     ? kAlignedCopyWords
+                                                                : "";
+  }
   return "";
 }
 
@@ -341,8 +354,10 @@ std::string model_words(const Choice& c, const Problem& p) {
                          : c.simt.stream_k != 0 ? "whole tiles, and a stream-K tail for a partial last wave"
                                                 : "the tile with the fewest waves for its efficiency",
                          c.simt.tile_m == 32 ? "; 32x128 tiles: 64-row ones would compute up to half padding" : "",
-                         c.simt.copy_b && p.b.k_major ? "; B is K-major and is first copied N-major (16-byte copies in the main loop)"
-                                                       : "");
+                         !simt_copies_b(p, c.simt) ? ""
+                         : p.b.k_major ? "; B is K-major and is first copied N-major (16-byte copies in the main loop)"
+                                       : "; B's rows cannot be read in 16-byte pieces (unaligned, or n % 4 != 0) and are "
+                                         "first copied into aligned rows (16-byte copies in the main loop)");
     default: return "the only kernel for this problem";
   }
 }
@@ -545,7 +560,7 @@ Plan describe(const Choice& c, const Problem& p) {
     case Family::simt:
       plan.config = fmt::format("tile={}x{} thread_tile={}x8 stages={} group={} splits={} stream_k={}{}", c.simt.tile_m,
                                 c.simt.tile_n, c.simt.thread_m, c.simt.stages, c.simt.group_m, c.simt.splits,
-                                c.simt.stream_k, c.simt.copy_b && p.b.k_major ? " copy_b=n_major" : "");
+                                c.simt.stream_k, !simt_copies_b(p, c.simt) ? "" : p.b.k_major ? " copy_b=n_major" : " copy_b=aligned");
       break;
     default: break;
   }

@@ -8,6 +8,7 @@
 
 #include "api/api_support.hpp"
 #include "api/late_writer.hpp"
+#include "kernels/library/simt.hpp"
 #include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;
@@ -580,33 +581,47 @@ TEST_P(ApiTyped, TensorCoreCopiesInBlocksOfDMatchTheReference) {
   EXPECT_GE(blocked, 12) << "layouts multiplied in blocks";
 }
 
-// The FP32 kernel's copy of a K-major B (SimtConfig::copy_b) changes how tiles reach shared
-// memory, not the sums: D is bitwise that of the transposing path of the same configuration,
-// whole or in slices of columns of D (1 MiB holds 256 of them here), epilogue and C = D included.
-TEST_P(ApiTyped, CopiedKMajorBGivesBitwiseTheSameD) {
+// The FP32 kernel's copy of B (SimtConfig::copy_b) changes how tiles reach shared memory, not the
+// sums: D is bitwise that of the 4-byte copies of the same configuration, whole or in slices of
+// columns of D (1 MiB holds 256 of them here), epilogue and C = D included. B K-major (NT, or NN
+// with D column-major), with n even and odd (the transposed copy's padding zeroed), and N-major in
+// rows the main loop cannot read in 16-byte pieces: packed with n odd, padded to a 16-byte multiple
+// with n odd, and n even but every matrix one element off its alignment.
+TEST_P(ApiTyped, CopiedBGivesBitwiseTheSameD) {
   if (base().ab != DataType::f32 || base().compute != Compute::f32) GTEST_SKIP() << "the FP32 CUDA-core kernel's copy";
   Workspace small(ctx(), std::size_t(1) << 20);
-  for (Order d_order : {Order::row_major, Order::col_major}) {
-    GemmCase gc = sized(base(), {300, 1000, 999});
-    gc.d_order = d_order;
-    // B K-major in the row-major form of D: NT, or NN with D column-major (B's role is then A's).
-    gc.op_b = d_order == Order::row_major ? Op::transpose : Op::none;
+  struct Form {
+    const char* what;
+    Order d_order;
+    Op op_b;
+    std::int64_t n, b_pad, misalign;
+  };
+  for (const Form& f : {Form{"K-major", Order::row_major, Op::transpose, 1000, 0, 0},
+                        Form{"K-major, D col-major", Order::col_major, Op::none, 1000, 0, 0},
+                        Form{"K-major, n odd", Order::row_major, Op::transpose, 999, 0, 0},
+                        Form{"N-major, n odd", Order::row_major, Op::none, 999, 0, 0},
+                        Form{"N-major, n odd in aligned rows", Order::row_major, Op::none, 999, 1, 0},
+                        Form{"N-major, misaligned", Order::row_major, Op::none, 1000, 0, 1}}) {
+    GemmCase gc = sized(base(), {300, f.n, 999});
+    gc.d_order = f.d_order, gc.op_b = f.op_b, gc.b_pad = f.b_pad, gc.misalign = f.misalign;
     gc.bias = BiasKind::per_column, gc.act = Activation::gelu_tanh;
     gc.beta = 0.5, gc.c_is_d = true;
     const std::uint64_t seed = fresh_seed();
-    SCOPED_TRACE(fmt::format("{} (seed {})", gc.name(), seed));
+    SCOPED_TRACE(fmt::format("{}: {} (seed {})", f.what, gc.name(), seed));
     const GemmSetup st = make_setup(gc, seed, stream());
     st.prepare_d(stream());
     const Reference ref = apiref::reference(st.g, gc.alpha, gc.beta, stream());
     const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
     const detail::Problem p = detail::normalize(st.g);
-    ASSERT_TRUE(p.b.k_major);
+    ASSERT_EQ(p.b.k_major, f.op_b == Op::transpose || f.d_order == Order::col_major);
     for (Workspace* ws : {static_cast<Workspace*>(nullptr), &small}) {
       const detail::LaunchEnv env = launch_env(ctx(), stream(), ws);
       int pairs = 0;
       for (const detail::Choice& c : detail::candidates(ctx().impl(), p, env.scratch.bytes)) {
-        // Without a stream-K tail: the transposing path has none compiled, and a tail changes the sums.
+        // Without a stream-K tail: the 4-byte paths of a K-major B have none compiled, and a tail
+        // changes the sums.
         if (c.family != detail::Family::simt || !c.simt.copy_b || c.simt.stream_k != 0) continue;
+        ASSERT_TRUE(detail::simt_copies_b(p, c.simt));
         detail::Choice direct = c;
         direct.simt.copy_b = false;
         const std::string name = detail::describe(c, p).config + (ws ? " in 1 MiB" : "");
@@ -617,7 +632,7 @@ TEST_P(ApiTyped, CopiedKMajorBGivesBitwiseTheSameD) {
         detail::execute(c, p, env);
         const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
         EXPECT_TRUE(chk.passed()) << name << ": " << chk.summary();
-        EXPECT_TRUE(want == st.d.download(stream())) << name << ": D differs from the transposing path's";
+        EXPECT_TRUE(want == st.d.download(stream())) << name << ": D differs from the 4-byte copies' D";
         ++pairs;
       }
       EXPECT_EQ(pairs, 5) << "one copy_b candidate for each of the model's five tiles";

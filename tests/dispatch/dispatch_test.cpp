@@ -292,6 +292,26 @@ TEST(DispatchTable, Fp32EntryGivesWayToThirtyTwoRowTiles) {
   EXPECT_NE(describe(c, thin).reason.find("32x128 tiles"), std::string::npos) << describe(c, thin).reason;
 }
 
+// FP32 table entries were measured on a B read in 16-byte pieces. A neighbour whose packed rows of
+// 4095 floats the main loop would copy 4 bytes at a time runs the entry's tiles on B's aligned copy
+// where the model copies, and the reason says so; an aligned neighbour runs the entry as it is.
+TEST(DispatchTable, Fp32EntryRunsOnBsAlignedCopyWhereRowsAreNot) {
+  ContextImpl ctx;
+  with_fp32_entry(ctx, 4096, 4096, 4096, 1);
+  const std::size_t ws = std::size_t(1) << 27;
+  const Problem aligned = problem(DataType::f32, DataType::f32, 4096, 4096, 4093);
+  Choice c = choose(ctx, aligned, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, aligned).reason;
+  EXPECT_FALSE(c.simt.copy_b);
+  const Problem odd = problem(DataType::f32, DataType::f32, 4097, 4095, 4093);
+  c = choose(ctx, odd, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, odd).reason;
+  EXPECT_TRUE(c.simt.copy_b);
+  EXPECT_EQ(c.simt.tile_n, 256);
+  EXPECT_NE(describe(c, odd).reason.find("B first copied into aligned rows"), std::string::npos) << describe(c, odd).reason;
+  EXPECT_NE(describe(c, odd).config.find("copy_b=aligned"), std::string::npos) << describe(c, odd).config;
+}
+
 // An entry's pairs of 128 x 256 tiles, measured over 8.7 waves at 6144^3, stay pairs at a
 // neighbour only where the pairs' rule holds there: 5120^3 has 6.1 waves of such tiles (on an H200
 // single tiles with a stream-K tail ran 3% faster), 7000^3 11.7. At its own shape the entry stands.

@@ -176,6 +176,42 @@ TEST(SimtModel, CopiesAKMajorBWhenMIsLarge) {
   EXPECT_EQ(simt_workspace_bytes(batched, copied, s), std::size_t(4) * 512 * 512 * 4);
 }
 
+// An N-major B whose lines the main loop must copy 4 bytes at a time (not 16-byte aligned, or n % 4
+// != 0): copied into aligned, padded rows first (SimtConfig::copy_b) where the pass over B costs less
+// than the slower main loop, as a K-major B is.
+TEST(SimtModel, CopiesAnNMajorBInUnalignedRowsWhenMIsLarge) {
+  const DeviceState s = h100();
+  const Problem odd = nn(4097, 4095, 4093);  // packed: rows of 4095 floats
+  const SimtConfig c = simt_model_choice(odd, s, kUnbounded, false);
+  EXPECT_TRUE(c.copy_b);
+  EXPECT_TRUE(simt_copies_b(odd, c));
+  EXPECT_EQ(c.tile_n, 256);
+  EXPECT_EQ(c.splits, 1);
+  // The copy in rows of 4096 floats, then the stream-K tail's slots.
+  EXPECT_EQ(simt_workspace_bytes(odd, c, s),
+            std::size_t(4093) * 4096 * 4 + std::size_t(simt_tail(odd, c, s).slots()) * 128 * 256 * 4);
+  // Aligned rows of 4096 floats with n = 4095, and n = 4096 with B one element off its alignment:
+  // both read in 4-byte pieces, both copied.
+  Problem padded = nn(4096, 4095, 4096);
+  padded.b.ld = 4096;
+  EXPECT_TRUE(simt_model_choice(padded, s, kUnbounded, false).copy_b);
+  Problem shifted = nn(4096, 4096, 4096);
+  shifted.b.ptr = reinterpret_cast<const void*>(std::uintptr_t(0x20004));
+  EXPECT_TRUE(simt_model_choice(shifted, s, kUnbounded, false).copy_b);
+  // Rows the main loop reads in 16-byte pieces: never copied; copy_b refused.
+  SimtConfig copied = config(128, 256, 16, 3);
+  copied.copy_b = true;
+  const auto why = simt_reject(nn(4096, 4096, 4096), copied, s);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("16-byte pieces already"), std::string::npos) << *why;
+  EXPECT_FALSE(simt_reject(odd, copied, s));
+  // A few rows of D: split-K, which the copy does not offer, or the pass over B costs more than it saves.
+  EXPECT_FALSE(simt_model_choice(nn(128, 4095, 4096), s, kUnbounded, false).copy_b);
+  EXPECT_FALSE(simt_model_choice(nn(333, 777, 555), s, kUnbounded, false).copy_b);
+  // Too little workspace for one tile's columns: done without.
+  EXPECT_FALSE(simt_model_choice(odd, s, std::size_t(1) << 20, false).copy_b);
+}
+
 TEST(SimtModel, BatchInvariantChoiceIgnoresM) {
   const DeviceState s = h100();
   for (std::int64_t n : {100, 1000, 4096})

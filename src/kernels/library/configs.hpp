@@ -20,9 +20,10 @@ struct Sm90Config {
 struct SimtConfig {
   int tile_m = 128, tile_n = 128, thread_m = 8, stages = 3;
   int group_m = 8, splits = 1, stream_k = 0;
-  // A K-major B is first copied N-major into the workspace (in slices of columns of D when the
-  // whole copy does not fit), so that the main loop takes 16-byte copies instead of transposing
-  // 4-byte ones. Only for a K-major B and without split-K; the results are bitwise the same.
+  // B is first copied N-major into the workspace, in rows of a 16-byte multiple (in slices of
+  // columns of D when the whole copy does not fit), so that the main loop takes 16-byte copies
+  // instead of 4-byte ones. Only for a B the main loop would copy 4 bytes at a time (K-major, or
+  // N-major in unaligned rows or with n % 4 != 0) and without split-K; the results are bitwise the same.
   bool copy_b = false;
 };
 

@@ -84,7 +84,8 @@ bool packed(const Problem& p) {
 }
 
 // 16-byte copies of an MN-major operand: its pointer, leading dimension and batch stride 16-byte
-// multiples. (The A path copies a piece that straddles M in part; B's needs whole pieces: n % 4.)
+// multiples. (The A path copies a piece that straddles M in part; B's reads whole pieces, so n % 4
+// or a copy's padded lines.)
 bool vec_ok(const Operand& o, std::int64_t batch) {
   return rows_aligned(o.ptr, o.ld, o.stride, batch, 4, 16);
 }
@@ -92,7 +93,7 @@ bool vec_ok(const Operand& o, std::int64_t batch) {
 Variant variant_of(const Problem& p) {
   Variant v;
   v.a_copy = p.a.k_major ? kTransposed : vec_ok(p.a, p.batch) ? kDirect16 : kDirect4;
-  v.b_copy = p.b.k_major ? kTransposed : vec_ok(p.b, p.batch) && p.n % 4 == 0 ? kDirect16 : kDirect4;
+  v.b_copy = p.b.k_major ? kTransposed : vec_ok(p.b, p.batch) && (p.n % 4 == 0 || p.b.padded) ? kDirect16 : kDirect4;
   v.epi = p.has_epilogue() ? kEpiFused : packed(p) ? kEpiPacked : kEpiPlain;
   return v;
 }
@@ -148,13 +149,15 @@ std::size_t split_bytes(const Problem& p, const SimtConfig& c) {
   return c.splits > 1 ? std::size_t(c.splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
-// SimtConfig::copy_b: a K-major B copied N-major into the workspace before the main loop, whose
-// transposing 4-byte copies of it cost more than one pass over B when m is large
-// (docs/kernels/fp32-ladder.md, "The library's kernel", Layouts). The copy holds the batch items of
-// B (one when B is broadcast) for `cols` columns of D, in rows of a 16-byte multiple so that the
-// main loop takes 16-byte copies. The main loop then multiplies the same tiles in the same order:
-// bitwise the same D.
-bool copies_b(const Problem& p, const SimtConfig& c) { return c.copy_b && p.b.k_major; }
+// SimtConfig::copy_b: B copied N-major into the workspace before the main loop, where the main
+// loop would copy it 4 bytes at a time: a K-major B (transposing copies), or an N-major one whose
+// lines are not 16-byte aligned or hold no whole 16-byte pieces (n % 4 != 0). Those copies cost more
+// than one pass over B when m is large (docs/kernels/fp32-ladder.md, "The library's kernel",
+// Layouts). The copy holds the batch items of B (one when B is broadcast) for `cols` columns of D,
+// in rows of a 16-byte multiple whose padding is zeroed, so that the main loop takes 16-byte copies.
+// The main loop then multiplies the same tiles in the same order: bitwise the same D.
+bool narrow_b(const Problem& p) { return variant_of(p).b_copy != kDirect16; }
+bool copies_b(const Problem& p, const SimtConfig& c) { return c.copy_b && narrow_b(p); }
 std::int64_t copy_items(const Problem& p) { return p.batch > 1 && p.b.stride != 0 ? p.batch : 1; }
 std::int64_t copy_ld(std::int64_t cols) { return (cols + 3) / 4 * 4; }
 std::size_t copy_bytes(const Problem& p, std::int64_t cols) {
@@ -166,6 +169,7 @@ Problem column_slice(const Problem& p, std::int64_t n0, std::int64_t cols, const
   Problem q = block_of(p, 0, p.m, n0, cols);  // D, C and the bias moved to column n0
   q.b.ptr = b;
   q.b.k_major = false;
+  q.b.padded = true;
   q.b.ld = copy_ld(cols);
   q.b.stride = copy_items(p) > 1 ? p.k * q.b.ld : 0;
   return q;
@@ -278,9 +282,11 @@ std::optional<std::string> reject_with(const Problem& p, const SimtConfig& c, co
 
 }  // namespace
 
+bool simt_copies_b(const Problem& p, const SimtConfig& c) { return copies_b(p, c); }
+
 std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, const DeviceState& state) {
   if (c.copy_b) {
-    if (!p.b.k_major) return std::string("copy_b: B is N-major already");
+    if (!narrow_b(p)) return std::string("copy_b: B is read in 16-byte pieces already");
     if (c.splits > 1) return std::string("copy_b is not offered with split-K");
     const Problem q = launched(p, c);
     return reject_with(q, c, state, find_entry(q, c));
@@ -425,8 +431,18 @@ void launch_simt(const Problem& p, const SimtConfig& c, const LaunchEnv& env, bo
   float* const copy = reinterpret_cast<float*>(env.scratch.data);
   for (std::int64_t n0 = 0; n0 < p.n; n0 += width) {
     const std::int64_t cols = std::min(width, p.n - n0);
-    launch_transpose_f32(static_cast<const float*>(p.b.ptr) + n0 * p.b.ld, p.b.ld, p.b.stride, cols, p.k,
-                         copy_items(p), copy, copy_ld(cols), env.stream);
+    const std::int64_t ld = copy_ld(cols);
+    if (p.b.k_major) {
+      launch_transpose_f32(static_cast<const float*>(p.b.ptr) + n0 * p.b.ld, p.b.ld, p.b.stride, cols, p.k,
+                           copy_items(p), copy, ld, env.stream);
+      if (ld != cols)  // the padding the main loop reads (column_slice: padded)
+        GEMMLAB_CUDA(cudaMemset2DAsync(copy + cols, std::size_t(ld) * sizeof(float), 0,
+                                             std::size_t(ld - cols) * sizeof(float),
+                                             std::size_t(p.k * copy_items(p)), env.stream));
+    } else {  // zero-fills each row's padding
+      launch_copy_rows_32(static_cast<const float*>(p.b.ptr) + n0, p.b.ld, p.b.stride, p.k, cols, copy_items(p), copy,
+                          ld, env.stream);
+    }
     LaunchEnv rest = env;
     const std::size_t used = copy_bytes(p, cols);
     rest.scratch.data += used;
@@ -468,11 +484,11 @@ constexpr double kSaturatingWarps = 8.0;
 // 4 k-tiles) 0.0407 against 0.0269; 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate
 // (H100, `gemmlab tune --kernel auto.fp32`, docs/results/h100/shapes/tune-fp32.txt). Below this many k-tiles a block the model weighs such a launch without its tail.
 constexpr std::int64_t kMinAllTailRange = 16;
-// A K-major B: the main loop's rate with its transposing 4-byte copies, relative to 16-byte copies
-// of an N-major B; and B's N-major copy (SimtConfig::copy_b), a memory-bound pass over B and the
-// launch of one copy kernel a slice, in the model's units (docs/kernels/fp32-ladder.md, "The
-// library's kernel", Layouts).
-constexpr double kTransposedBRate = 0.82;
+// The main loop's rate with a K-major B (transposing 4-byte copies) and with an N-major B copied 4
+// bytes at a time (narrow_b), relative to 16-byte copies of an N-major B; and B's N-major copy
+// (SimtConfig::copy_b), a memory-bound pass over B and the launch of one copy kernel a slice, in the
+// model's units (docs/kernels/fp32-ladder.md, "The library's kernel", Layouts).
+constexpr double kTransposedBRate = 0.82, kNarrowBRate = 0.87;
 constexpr double kCopyUnitsPerMiB = 6.0, kCopyLaunchUnits = 50.0;
 
 // Split-K's partial sums that fit in half the L2 are read back from it, not from DRAM: the second
@@ -534,7 +550,7 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
     if (tail_bytes(tail, c) > bytes) tail = {}, c.stream_k = 0;
     if (tail.tiles > 0 && tail.whole == 0 && cdiv(tail.iters(), tail.blocks) < kMinAllTailRange) tail = {}, c.stream_k = 0;
     return estimate(q, t, c, tail, sms, int(resident_blocks(c, state, *e) / sms), state.props.l2_bytes) /
-           (q.b.k_major ? kTransposedBRate : 1.0);
+           (q.b.k_major ? kTransposedBRate : narrow_b(q) ? kNarrowBRate : 1.0);
   };
   double best = std::numeric_limits<double>::infinity();
   SimtConfig pick = config_of(kModel[0], 1);
@@ -553,7 +569,7 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
       if (splits > 1 && p.k < kBK * splits) continue;
       SimtConfig c = config_of(t, splits);
       if (const std::optional<double> time = cost(p, t, c, workspace_bytes)) consider(c, *time);
-      if (splits > 1 || !p.b.k_major) continue;
+      if (splits > 1 || !narrow_b(p)) continue;
       // The same with B's copy: slices of `width` columns of D, each with the rest of the workspace.
       SimtConfig copied = config_of(t, 1);
       copied.copy_b = true;

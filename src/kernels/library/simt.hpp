@@ -3,8 +3,9 @@
 //
 // What it computes: every f32 x f32 -> f32 problem that is not grouped (TF32-allowed problems too,
 // exactly in FP32): the four layouts (A K- or M-major, B K- or N-major), any leading dimensions and
-// alignments (16-byte copies where rows allow them, 4-byte ones otherwise; a K-major B, whose
-// copies transpose 4 bytes at a time, may first be copied N-major: SimtConfig::copy_b), strided batches
+// alignments (16-byte copies where rows allow them, 4-byte ones otherwise; a B the main loop would
+// copy 4 bytes at a time, K-major or in unaligned rows, may first be copied N-major into aligned
+// rows: SimtConfig::copy_b), strided batches
 // (broadcast operands included), C apart from D or D itself, alpha and beta as values or device
 // pointers, and the fused bias and activation (epilogue.cuh, as the other library kernels apply
 // them). Split-K and the stream-K tail apply the epilogue once, in the reduction or the piece that
@@ -49,6 +50,9 @@ void prepare_simt(DeviceState& state);
 // output, not grouped, an sm_80 or newer GPU (cp.async), the configuration compiled for the
 // problem's layout and epilogue, 32-bit copy offsets (above), grid limits.
 std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, const DeviceState& state);
+// Whether c copies p's B before the main loop: c.copy_b, where the main loop would copy B 4 bytes at
+// a time (a K-major B, or N-major lines that are not 16-byte aligned or have n % 4 != 0).
+bool simt_copies_b(const Problem& p, const SimtConfig& c);
 
 // Scratch the launch uses: split-K's partial sums ([batch][splits][m][n]), or B's N-major copy
 // (copy_b) and the stream-K tail's partial sums (a slot of tile_m x tile_n per piece); 0 without
