@@ -6,8 +6,8 @@ the wrappers are long and regular: written by this script rather than by hand.
 Usage: scripts/gen_wgmma.py > src/kernels/tensor/wgmma_ops.cuh
 """
 
-SHAPES = (32, 64, 128, 192, 256)         # N of m64nNk16
-TF32_SHAPES = (128, 256)                 # N of m64nNk8 (TF32: the rows of A's tile, 128 or 256)
+SHAPES = (32, 64, 96, 128, 192, 256)     # N of m64nNk16
+TF32_SHAPES = (64, 128, 256)             # N of m64nNk8 (TF32: the rows of A's tile, 64, 128 or 256)
 TYPES = (("bf16", "bf16"), ("f16", "f16"))  # (PTX type, suffix of the wrapper name)
 
 

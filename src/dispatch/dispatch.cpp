@@ -163,7 +163,8 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
   // An entry's single 128 x 64 tiles go in pairs where rows of A or B are off the 32-byte sectors:
-  // every entry was measured at a shape whose rows start on them. Its 128-row tiles become 64 x 64
+  // every entry was measured at a shape whose rows start on them. Its 128-row tiles of 128 columns
+  // or more become 192 x 96 ones where those finish in fewer rounds, and its 128-row tiles 64 x 64
   // ones where those gain: the entries were measured before 64 x 64 tiles existed. Its pairs of
   // 128 x 256 tiles stay pairs away from its own shape only where sm90_wide_pairs_gain: pairs and
   // single tiles measure within a percent or two of each other over many waves, so the pairing an
@@ -173,7 +174,7 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const auto from_entry = [&p, &dev](const TableEntry& e) {
     Sm90Config c = sm90_from(e);
     if (c.tile_n == 256 && c.cluster == 2 && !at_entry_shape(e, p) && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;
-    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, dev));
+    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, sm90_tall_tiles_where_they_gain(p, c, dev), dev));
   };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, from_entry,
@@ -272,19 +273,21 @@ constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off th
 constexpr const char* kSinglesWords =
     "; single tiles, not the entry's pairs: pairs of 128x256 tiles need 8 waves of them and a K of 8 k-tiles";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
+constexpr const char* kTallWords = "; in 192x96 tiles instead (the table predates them): they finish in fewer rounds";
 constexpr const char* kAlignedCopyWords =
     "; B first copied into aligned rows (the entry was measured on a B read in 16-byte pieces)";
 constexpr const char* kThinWords =
     "; the model's 32x128 tiles instead (the table predates them): 64-row tiles would compute up to half padding";
 
-// What dispatch changed in a table entry's configuration, in words: the pairs or the 64-row tiles
-// (choose_sm90's and choose_tf32's from_entry), the model's 32-row tiles (choose_simt's).
+// What dispatch changed in a table entry's configuration, in words: the pairs, the 192- or 64-row
+// tiles (choose_sm90's and choose_tf32's from_entry), the model's 32-row tiles (choose_simt's).
 const char* entry_changed_words(const Choice& c) {
   if (c.family == Family::sm90) {
     const Sm90Config entry = sm90_from(*c.entry);
     // 64-row tiles first: they are always alone, so an entry's pairs of 128 x 256 tiles turned into
     // them change the cluster too.
-    return c.sm90.tile_m != entry.tile_m         ? kSmallWords
+    return c.sm90.tile_m == 192 && entry.tile_m != 192 ? kTallWords
+           : c.sm90.tile_m != entry.tile_m         ? kSmallWords
            : c.sm90.cluster == entry.cluster     ? ""
            : c.sm90.cluster == 2                 ? kPairsWords
                                                  : kSinglesWords;
@@ -316,6 +319,7 @@ std::string model_words(const Choice& c, const Problem& p) {
                            c.sm90.cluster == 2 ? kPairsWords : "");
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.tile_n == 192 ? "128x192 tiles: they finish in fewer rounds than 128x256 or 128x128 ones"
+             : c.sm90.tile_n == 96  ? "192x96 tiles: they finish in fewer rounds than 128-row ones"
              : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more, and 8 k-tiles"
              : p.m <= 16 ? "128x256 tiles: a decode step past the skinny kernel's 256 MiB streams B faster in wide tiles"
                                    : "128x256 tiles";

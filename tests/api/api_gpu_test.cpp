@@ -9,6 +9,7 @@
 #include "api/api_support.hpp"
 #include "api/late_writer.hpp"
 #include "kernels/library/simt.hpp"
+#include "kernels/library/sm90.hpp"
 #include "kernels/library/tf32.hpp"
 
 using namespace gemmlab;
@@ -638,6 +639,46 @@ TEST_P(ApiTyped, CopiedBGivesBitwiseTheSameD) {
       EXPECT_EQ(pairs, 5) << "one copy_b candidate for each of the model's five tiles";
     }
   }
+}
+
+// The 16-bit kernel's 192 x 96 tiles (three consumer warpgroups, B in boxes of 32 columns or rows,
+// D stored in boxes of 32 columns): every layout of A and B, D row- and column-major, over ragged
+// edges (2063 x 1500: 11 x 16 tiles, the last row of tiles 143 rows deep, the last column 60
+// wide), whole tiles and a stream-K tail forced over the 44 tiles past the first wave, with beta,
+// C = D, padding and a K that is not a multiple of 64. And gemm() takes them at 1536^3.
+TEST_P(ApiTyped, TilesOf192RowsMatchTheReference) {
+  if (base().ab == DataType::f32) GTEST_SKIP() << "the 16-bit Hopper kernel's tiles";
+  if (ctx().impl().device.cc != 90) GTEST_SKIP() << "needs an sm_90 GPU";
+  for (const LayoutCombo& l : all_layouts()) {
+    if (l.d_order == Order::col_major && l.a_order != Order::row_major) continue;  // 24 of the 32 suffice
+    GemmCase gc = sized(with_layout(base(), l), {2063, 1500, 520});
+    gc.alpha = 0.75, gc.beta = -0.5, gc.c_is_d = true;
+    gc.a_pad = 8, gc.d_pad = 8;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(fmt::format("{} (seed {})", gc.name(), seed));
+    const GemmSetup st = make_setup(gc, seed, stream());
+    st.prepare_d(stream());  // C = D: C's values, which the reference reads
+    const Reference ref = apiref::reference(st.g, gc.alpha, gc.beta, stream());
+    const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
+    const detail::Problem p = detail::normalize(st.g);
+    const detail::LaunchEnv env = launch_env(ctx(), stream());
+    for (int stream_k : {0, 2}) {
+      detail::Choice c;
+      c.family = detail::Family::sm90;
+      c.sm90 = detail::Sm90Config{192, 96, 1};
+      c.sm90.stream_k = stream_k;
+      ASSERT_FALSE(detail::sm90_reject(p, c.sm90, ctx().impl().device, env.scratch.bytes).has_value())
+          << *detail::sm90_reject(p, c.sm90, ctx().impl().device, env.scratch.bytes);
+      if (stream_k == 2)
+        EXPECT_GT(detail::sm90_workspace_bytes(p, c.sm90, ctx().impl().device, env.scratch.bytes), 0u) << "a tail";
+      st.prepare_d(stream());
+      detail::execute(c, p, env);
+      const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
+      EXPECT_TRUE(chk.passed()) << detail::describe(c, p).config << ": " << chk.summary();
+    }
+  }
+  const GemmSetup square = make_setup(sized(base(), {1536, 1536, 1536}), fresh_seed(), stream());
+  EXPECT_NE(plan(ctx(), square.g).config.find("tile=192x96"), std::string::npos) << plan(ctx(), square.g).config;
 }
 
 // TF32 with an M-major A and a K-major B (TT, NN with D column-major): enough tiles for the kernel

@@ -91,7 +91,7 @@ DeviceState h100() {
   s.props.sm_count = 132;
   s.props.l2_bytes = std::size_t(50) << 20;
   s.cc = 90;
-  s.sm90_resident = {132, 66, 132, 132, 132, 66, 132, 132};
+  s.sm90_resident = {132, 66, 132, 132, 132, 66, 132, 132, 132};  // sm90.cpp's kTiles
   s.tf32_resident = {132, 66, 132, 66, 132};
   set_skinny_resident(s);
   return s;
@@ -312,6 +312,29 @@ TEST(DispatchTable, Fp32EntryRunsOnBsAlignedCopyWhereRowsAreNot) {
   EXPECT_NE(describe(c, odd).config.find("copy_b=aligned"), std::string::npos) << describe(c, odd).config;
 }
 
+// An entry's 128 x 192 tiles, measured at 768 x 3072 x 768 before 192 x 96 tiles existed, run as
+// 192 x 96 ones there (128 tiles, one round, against 96 of the wider tile's area), and so do its
+// neighbours where those finish in fewer rounds; at 1024 x 3072 x 768 (a second round of 192 x 96
+// tiles) the entry's tile stands.
+TEST(DispatchTable, EntryTilesBecome192RowsWhereThoseFinishInFewerRounds) {
+  ContextImpl ctx;
+  with_sm90_entry(ctx, 768, 3072, 768, R"({"tile_m": 128, "tile_n": 192, "stream_k": 1})");
+  const std::size_t ws = std::size_t(1) << 26;
+  for (const std::int64_t m : {768, 700}) {
+    const Problem p = problem(DataType::bf16, DataType::bf16, m, 3072, 768);
+    const Choice c = choose(ctx, p, ws);
+    ASSERT_EQ(c.why, Why::table) << describe(c, p).reason;
+    EXPECT_EQ(c.sm90.tile_m, 192) << m;
+    EXPECT_EQ(c.sm90.tile_n, 96) << m;
+    EXPECT_NE(describe(c, p).reason.find("in 192x96 tiles instead"), std::string::npos) << describe(c, p).reason;
+  }
+  const Problem taller = problem(DataType::bf16, DataType::bf16, 1024, 3072, 768);
+  const Choice c = choose(ctx, taller, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, taller).reason;
+  EXPECT_EQ(c.sm90.tile_m, 128);
+  EXPECT_EQ(c.sm90.tile_n, 192);
+}
+
 // An entry's pairs of 128 x 256 tiles, measured over 8.7 waves at 6144^3, stay pairs at a
 // neighbour only where the pairs' rule holds there: 5120^3 has 6.1 waves of such tiles (on an H200
 // single tiles with a stream-K tail ran 3% faster), 7000^3 11.7. At its own shape the entry stands.
@@ -500,21 +523,33 @@ TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
 }
 
 // 128 x 192 tiles where they finish in at least a tenth less time by whole rounds of tiles (tiles
-// on the fullest SM x the tile's width), dense and plain calls only.
+// on the fullest SM x the tile's width), and 192 x 96 tiles likewise (tiles on the fullest SM x
+// the tile's area), dense and plain calls only.
 TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
   const DeviceState dev = h100();
   const auto tile_n = [&](const Problem& p) { return sm90_model_choice(p, dev, 1 << 26, false).tile_n; };
-  // 1536^3: 96 tiles of 192 (one round of 192) against 72 of 256 (one of 256) or 144 of 128 (two
-  // of 128); 3072^3: 384 (three of 192) against 288 (three of 256); 768 x 3072: 96 (one of 192)
-  // against 144 of 128 (two); 1536 x 4096: 264 (two of 192) against 192 of 256 (two of 256).
-  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{1536, 1536}, {3072, 3072}, {768, 3072}, {1536, 4096}})
+  // 3072^3: 384 tiles of 128 x 192 (three rounds of 192) against 288 of 128 x 256 (three of 256)
+  // and 512 of 192 x 96 (four rounds of 0.75 the area: even); 1536 x 4096: 264 (two of 192)
+  // against 192 of 256 (two of 256) and 344 of 192 x 96 (three).
+  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{3072, 3072}, {1536, 4096}})
     EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, m, n, 1024)), 192) << m << " x " << n;
-  const Problem square = problem(DataType::bf16, DataType::bf16, 1536, 1536, 1024);
+  // 1536^3: 128 tiles of 192 x 96 (one round) against 96 of 128 x 192 (one round of a third more
+  // area), 72 of 128 x 256 or 144 of 128 x 128 (two rounds); 768 x 3072 likewise (128 against 96).
+  for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{1536, 1536}, {768, 3072}}) {
+    const Sm90Config c = sm90_model_choice(problem(DataType::f16, DataType::f32, m, n, 1024), dev, 1 << 26, false);
+    EXPECT_EQ(c.tile_m, 192) << m << " x " << n;
+    EXPECT_EQ(c.tile_n, 96) << m << " x " << n;
+  }
+  const Problem square = problem(DataType::bf16, DataType::bf16, 3072, 3072, 1024);
   Choice c;
   c.family = Family::sm90;
   c.sm90 = sm90_model_choice(square, dev, 1 << 26, false);
   EXPECT_NE(describe(c, square).reason.find("model: 128x192 tiles: they finish in fewer rounds"), std::string::npos)
       << describe(c, square).reason;
+  const Problem small = problem(DataType::bf16, DataType::bf16, 1536, 1536, 1536);
+  c.sm90 = sm90_model_choice(small, dev, 1 << 26, false);
+  EXPECT_NE(describe(c, small).reason.find("model: 192x96 tiles: they finish in fewer rounds"), std::string::npos)
+      << describe(c, small).reason;
   // Near ties and losses keep the wider or narrower tile: 4096^2 (six rounds of 192 against four of
   // 256), 5120^2 (9 x 192 against 7 x 256: 4% less), 8192^2 (21 x 192 against 16 x 256: 2% less);
   // 2048^2 (two rounds of 192 against two of 128).
@@ -523,10 +558,12 @@ TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
   EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f32, 2048, 2048, 1024)), 128);
   // n <= 128 stays with 128 x 128.
   EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::f32, 16384, 128, 1024)), 128);
-  // A fused epilogue and grouped launches have no 128 x 192 instantiation: 128 x 256 / 128 x 128.
+  // A fused epilogue and grouped launches have no 128 x 192 or 192 x 96 instantiation: 128 x 256 /
+  // 128 x 128.
   Problem fused = problem(DataType::bf16, DataType::bf16, 1536, 1536, 1536);
   fused.act = Activation::relu;
   EXPECT_EQ(tile_n(fused), 128);
+  EXPECT_EQ(sm90_model_choice(fused, dev, 1 << 26, false).tile_m, 128);
   Problem grouped = problem(DataType::bf16, DataType::bf16, 3072, 3072, 1024);
   grouped.groups = 4;
   grouped.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(4) << 40);

@@ -6,7 +6,7 @@ namespace gemmlab::detail {
 
 // The Hopper 16-bit kernel (kernels/tensor/hopper.cuh).
 struct Sm90Config {
-  int tile_m = 128, tile_n = 256;  // 128x256, 128x192, 128x128, 128x64, 64x64 or 64x32
+  int tile_m = 128, tile_n = 256;  // 128x256, 128x192, 192x96, 128x128, 128x64, 64x64 or 64x32
   int cluster = 1;                 // 2: pairs of 128x256 tiles sharing their B tile by TMA multicast
   int group_m = 8;                 // tile rows per raster group of the persistent schedule
   int stream_k = 0;                // TailMode: 0 whole tiles only, 1 when the model gains, 2 always

@@ -36,8 +36,8 @@ std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 // The tile configurations, as indexed in DeviceState::sm90_resident. A cluster of 2 pairs tiles
 // along the side that shares the larger operand tile (hopper.cuh): 128 x 256 tiles along M (sharing
 // B), 128 x 64 tiles along N (sharing A).
-constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1},
-                                 {128, 64, 1},  {128, 64, 2},  {64, 64, 1},   {64, 32, 1}};
+constexpr Sm90Config kTiles[] = {{128, 256, 1}, {128, 256, 2}, {128, 192, 1}, {128, 128, 1}, {128, 64, 1},
+                                 {128, 64, 2},  {64, 64, 1},   {64, 32, 1},   {192, 96, 1}};
 constexpr int kTileCount = int(std::size(kTiles));
 int tile_index(const Sm90Config& c) {
   for (int i = 0; i < kTileCount; ++i)
@@ -338,11 +338,12 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
     };
     if (rounds_x_width(192) <= 0.9 * rounds_x_width(c.tile_n)) c.tile_n = 192;
   }
+  c = sm90_tall_tiles_where_they_gain(p, c, state);
   // 128 x 64 where n <= 64, for the same reason, and where 128 x 128 tiles would leave half the SMs
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
   // the grouped kernel has no 128 x 64 instantiation.
   const bool narrow = !p.grouped() && (p.n <= 64 || 2 * waves128 <= 1);
-  if (narrow) c.tile_n = 64;
+  if (narrow) c.tile_m = 128, c.tile_n = 64;
   c = sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, state));
   if (c.tile_n == 256 && sm90_wide_pairs_gain(p, state)) c.cluster = 2;
   c.stream_k = p.grouped() ? 0 : int(TailMode::when_faster);  // make_plan drops a tail that does not fit
@@ -373,6 +374,17 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
     c = Sm90Config{};
     c.stream_k = int(TailMode::when_faster);
   }
+  return c;
+}
+
+Sm90Config sm90_tall_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state) {
+  if (c.tile_m != 128 || c.tile_n < 128 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() || p.n <= 128)
+    return c;
+  const int sms = std::max(1, state.props.sm_count);
+  const auto rounds_x_area = [&](std::int64_t height, std::int64_t width) {
+    return double(cdiv(cdiv(p.m, height) * p.batch * cdiv(p.n, width), sms) * height * width);
+  };
+  if (rounds_x_area(192, 96) <= 0.9 * rounds_x_area(c.tile_m, c.tile_n)) c.tile_m = 192, c.tile_n = 96;
   return c;
 }
 

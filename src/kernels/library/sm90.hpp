@@ -49,7 +49,8 @@ struct Sm90LaunchShape {
 };
 std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Config& c, const DeviceState& state);
 
-// The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, or 128 x 64
+// The model's configuration: 128 x 256 tiles unless they leave SMs idle (then 128 x 128, 128 x 192 or
+// 192 x 96 where their rounds of tiles take a tenth less time, or 128 x 64
 // where 128 x 128 tiles would leave half of them idle, and for n <= 64; 64 x 64 or pairs of 128 x 64
 // where sm90_small_tiles_where_they_gain or sm90_pairs_where_they_gain says so), clusters of 2 where
 // sm90_wide_pairs_gain says so, a stream-K tail where its cost model gains (and the
@@ -57,6 +58,15 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 // for every shape, without a tail or a split.
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
+
+// c, or, where c is single 128-row tiles of at least 128 columns without split-K, 192 x 96 tiles (three
+// consumer warpgroups) where their rounds of tiles take at least a tenth less time, a round as long
+// as a tile's area: 1536^3 in one round of 128 tiles against one of 96 tiles of 128 x 192, a third
+// of the SMs idle (768 x 3072 likewise); 3072^3 (four rounds against three of 128 x 192) stays.
+// Dense, plain epilogue (the only 192 x 96 instantiations: sm90_impl.cuh). Applied to the table's
+// entries as well as the model's choice: the entries were measured before 192 x 96 tiles existed
+// (docs/shapes.md, "192 x 96 tiles").
+Sm90Config sm90_tall_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state);
 
 // c, or, where c is 128-row tiles without split-K, 64 x 64 tiles: for m <= 64, where half of every
 // 128-row tile is padding, and where single tiles of at most 128 columns would be 128 x 64 tiles

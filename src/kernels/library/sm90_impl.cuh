@@ -29,9 +29,9 @@ using tc::sm90::HopperArgs;
 using tc::sm90::HopperConfig;
 using tc::sm90::Sm90Shape;
 
-// The instantiations of one operand and output type: seven tiles (128 x 256 alone and in pairs,
-// 128 x 192, 128 x 128, 128 x 64 alone and in pairs, 64 x 64) x four layouts x plain or fused epilogue,
-// and the grouped ones (no pairs, no 128 x 192, no 64-wide tiles). Pairs have no fused epilogue: with FP32 D its bias and
+// The instantiations of one operand and output type: nine tiles (128 x 256 alone and in pairs,
+// 128 x 192, 192 x 96, 128 x 128, 128 x 64 alone and in pairs, 64 x 64, 64 x 32) x four layouts x
+// plain or fused epilogue, and the grouped ones (no pairs, no 128 x 192 or 192 x 96, no 64-wide tiles). Pairs have no fused epilogue: with FP32 D its bias and
 // activation code made ptxas spill (32 bytes); a fused call runs 128 x 256 tiles alone instead
 // (pairs gain 0.5 to 2%, and only from 8 waves on). 128 x 192 tiles serve problems whose 128 x 256
 // and 128 x 128 tiles fill their last wave poorly (1536^3: 72, 96 and 144 tiles for 132 SMs); they
@@ -43,13 +43,16 @@ using tc::sm90::Sm90Shape;
 // 64 x 64 tiles (one consumer warpgroup) serve m <= 64 and other shapes too small for 128-row
 // tiles to fill the GPU (docs/shapes.md, "64 x 64 tiles"); twelve stages in flight, plain epilogue,
 // dense only. 64 x 32 tiles likewise, with sixteen stages: twice the CTAs of 64 x 64 ones over a
-// small problem (docs/shapes.md, "64 x 32 tiles").
-constexpr int kShapeCount = 60;
+// small problem (docs/shapes.md, "64 x 32 tiles"). 192 x 96 tiles (three consumer warpgroups) serve
+// problems that 128 x 192 ones leave a third of the SMs idle on (1536^3: 128 tiles for 132 SMs
+// against 96; docs/shapes.md, "192 x 96 tiles"); plain epilogue, dense only.
+constexpr int kShapeCount = 64;
 constexpr std::array<Sm90Shape, kShapeCount> library_shapes() {
   std::array<Sm90Shape, kShapeCount> out{};
-  const Sm90Shape tiles[8] = {Sm90Shape{.bm = 128, .bn = 256, .stages = 4},
+  const Sm90Shape tiles[9] = {Sm90Shape{.bm = 128, .bn = 256, .stages = 4},
                               Sm90Shape{.bm = 128, .bn = 256, .stages = 4, .cluster_m = 2},
                               Sm90Shape{.bm = 128, .bn = 192, .stages = 4},
+                              Sm90Shape{.bm = 192, .bn = 96, .stages = 4},
                               Sm90Shape{.bm = 128, .bn = 128, .stages = 6},
                               Sm90Shape{.bm = 128, .bn = 64, .stages = 8},
                               Sm90Shape{.bm = 128, .bn = 64, .stages = 8, .cluster_n = 2},
@@ -59,11 +62,11 @@ constexpr std::array<Sm90Shape, kShapeCount> library_shapes() {
   for (int grouped = 0; grouped < 2; ++grouped)
     for (const Sm90Shape& t : tiles) {
       const bool pairs = t.cluster_m * t.cluster_n > 1;
-      if (grouped && (pairs || t.bn <= 64 || t.bn == 192)) continue;
+      if (grouped && (pairs || t.bn <= 96 || t.bn == 192)) continue;
       for (int a = 0; a < 2; ++a)
         for (int b = 0; b < 2; ++b)
           for (int fused = 0; fused < 2; ++fused) {
-            if (fused && (pairs || t.bn == 192 || t.bm == 64)) continue;
+            if (fused && (pairs || t.bn == 192 || t.bm != 128)) continue;
             Sm90Shape s = t;
             s.a_k_major = a == 0;
             s.b_k_major = b == 1;

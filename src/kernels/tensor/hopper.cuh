@@ -2,8 +2,9 @@
 // BF16/FP16 kernel.
 //
 // Levels: a CTA computes a BM x BN tile of D (128 x 256 by default; 256 x 128 and 128 x 128 in
-// step 7; 128 x 64, 64 x 64 and 64 x 32 in the library); each of its two *consumer* warpgroups (4 warps, 128
-// threads; one where BM is 64) owns BM / 2 rows and issues wgmma.m64nBNk16 for each 64 of them,
+// step 7; 192 x 96, 128 x 64, 64 x 64 and 64 x 32 in the library); each of its two *consumer*
+// warpgroups (4 warps, 128 threads; one where BM is 64, three where it is 192) owns its share of
+// the rows and issues wgmma.m64nBNk16 for each 64 of them,
 // which reads A and B straight from shared memory and accumulates 64 x BN FP32 values in registers
 // (BN / 2 per thread and 64-row block). Tiles reach shared memory by TMA (cp.async.bulk.tensor): one thread describes a
 // whole box, the copy engine moves it, swizzled for conflict-free reads, and counts the bytes on an
@@ -96,8 +97,9 @@ struct HopperConfig {
   // third coordinate is the batch item. Step 3 measured 3 to 4 points of cuBLAS slower with 3-D
   // loads (docs/kernels/tensor-ladder.md, 7.10).
   static constexpr bool k2dMaps = !S.warp_specialized;
-  // 64-row tiles have one consumer warpgroup (wgmma's M is 64); the rest two.
-  static constexpr int kConsumers = BM == 64 ? 1 : 2;
+  // 64-row tiles have one consumer warpgroup (wgmma's M is 64), 192-row ones three (64 rows each);
+  // the rest two.
+  static constexpr int kConsumers = BM == 64 ? 1 : BM == 192 ? 3 : 2;
   static constexpr int kThreads = (kConsumers + (S.warp_specialized ? 1 : 0)) * 128;
   static constexpr int kConsumerRows = BM / kConsumers;  // rows of D per consumer warpgroup
   static constexpr int kRowBlocks = kConsumerRows / 64;  // its wgmma.m64 row blocks
@@ -106,15 +108,16 @@ struct HopperConfig {
   // TMA boxes. K-major tiles are rows of BK elements (128 bytes); A arrives in boxes of 128 rows, B
   // in boxes of 64. MN-major tiles are BK rows of 64 elements (128 bytes) per box. Pairs of 128 x 64
   // tiles sharing A take K-major A in boxes of 64 rows, so that each CTA loads one of the two (the
-  // shared memory holds the same bytes either way: a box of 128 rows is two of 64 end to end).
-  static constexpr int A_BOX_ROWS = kAKMajor && BM / kClusterN >= 128 ? 128 : 64;  // rows (K-major) or columns (M-major) per box
+  // shared memory holds the same bytes either way: a box of 128 rows is two of 64 end to end), and
+  // so do 192-row tiles (three boxes).
+  static constexpr int A_BOX_ROWS = kAKMajor && (BM / kClusterN) % 128 == 0 ? 128 : 64;  // rows (K-major) or columns (M-major) per box
   static constexpr int A_BOX_BYTES = A_BOX_ROWS * BK * int(sizeof(T));
   static constexpr int A_BYTES = BM * BK * int(sizeof(T));   // 16 or 32 KB
   static constexpr int B_BYTES = BK * BN * int(sizeof(T));   // 4, 8, 16, 24 or 32 KB
-  // B's boxes hold 64 columns (N-major) or rows (K-major), or all BN of a narrower tile: an N-major
-  // box of 32 columns has rows of 64 bytes, which take TMA's 64-byte swizzle (and wgmma's
-  // descriptor says so), since the 128-byte one needs rows of 128.
-  static constexpr int B_BOX = BN < 64 ? BN : 64;
+  // B's boxes hold 64 columns (N-major) or rows (K-major), or all BN of a narrower tile, or 32 of a
+  // 96-wide one (whole boxes): an N-major box of 32 columns has rows of 64 bytes, which take TMA's
+  // 64-byte swizzle (and wgmma's descriptor says so), since the 128-byte one needs rows of 128.
+  static constexpr int B_BOX = BN < 64 ? BN : BN % 64 != 0 ? 32 : 64;
   static constexpr int B_BOX_BYTES = BK * B_BOX * int(sizeof(T));
   static constexpr bool kBSwizzle64 = !kBKMajor && B_BOX * int(sizeof(T)) == 64;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the TMA bytes a full stage waits for
@@ -122,8 +125,10 @@ struct HopperConfig {
   // elements), one box per pass, through a ring of two boxes (sm90_store_ring.cuh); of one where the
   // tile is one box (128 x 64 with 16-bit D), of three where it is three (128 x 192 with 16-bit D:
   // the ring must divide the tile, and a ring of one would store a tile's boxes one after another).
-  // A 32-column tile of 16-bit D is one box of 64-byte rows, in the 64-byte swizzle.
-  static constexpr int BOX_COLS = 128 / int(sizeof(OutT)) < BN ? 128 / int(sizeof(OutT)) : BN;
+  // A 32-column tile of 16-bit D is one box of 64-byte rows, in the 64-byte swizzle; a 96-column
+  // one three such boxes (boxes divide the tile).
+  static constexpr int kFullBoxCols = 128 / int(sizeof(OutT));
+  static constexpr int BOX_COLS = BN % kFullBoxCols == 0 ? kFullBoxCols : BN < kFullBoxCols ? BN : kFullBoxCols / 2;
   static constexpr int BOX_ROW_BYTES = BOX_COLS * int(sizeof(OutT));  // 128, or 64
   static constexpr int EPI_BOXES = kRowBlocks * BN / BOX_COLS;
   using Ring = StoreRing<(EPI_BOXES < 2 || EPI_BOXES % 2 ? EPI_BOXES : 2), 1, EPI_BOXES>;
@@ -133,9 +138,9 @@ struct HopperConfig {
   // not fit beside the 128 accumulators. 256 x 128 tiles with FP32 D keep three: four spill there;
   // so do pairs of 128 x 256 tiles with FP32 D since the batch item became a coordinate of the
   // stores (4 bytes spilled with four).
-  // 128 x 128, 128 x 64 and 64 x 64 tiles keep none: they serve shapes with one or two tiles per CTA, where
+  // 128 x 128, 128 x 64, 64 x 64 and 192 x 96 tiles keep none: they serve shapes with one or two tiles per CTA, where
   // there is little to hide, and 128 x 128 measured 2 to 5% slower with it (1000^3 to 2048^3).
-  static constexpr int DEFER_MAX = (BM <= 128 && BN <= 128) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
+  static constexpr int DEFER_MAX = (BN <= 128 && BM != 256) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
   // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
@@ -144,10 +149,12 @@ struct HopperConfig {
   static constexpr std::size_t kSmemBytes = pipeline_smem_bytes(STAGES, A_BYTES, B_BYTES, EPI_BYTES);
   static_assert(kSmemBytes <= 232448, "more shared memory than an sm_90 CTA may have (227 KB)");
   static_assert(BIAS_FLOATS <= kConsumers * 128, "each consumer thread stages one bias value");
-  static_assert(BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
-                "wgmma wrappers exist for n = 32, 64, 128, 192 and 256");
-  static_assert(BM == 128 || (BM == 256 && BN == 128) || (BM == 64 && BN <= 128),
-                "128 accumulators per thread at most: 128 x 256, 256 x 128, 128 x 128, 128 x 64, 64 x 128, 64 x 64 or 64 x 32");
+  static_assert(BN == 32 || BN == 64 || BN == 96 || BN == 128 || BN == 192 || BN == 256,
+                "wgmma wrappers exist for n = 32, 64, 96, 128, 192 and 256");
+  static_assert((BM == 128 && BN != 96) || (BM == 256 && BN == 128) || (BM == 64 && BN <= 128 && BN != 96) ||
+                    (BM == 192 && BN == 96 && kCluster == 1 && !S.fused && !S.grouped && S.warp_specialized),
+                "128 x 256, 256 x 128, 128 x 128, 128 x 64, 64 x 128, 64 x 64, 64 x 32, or 192 x 96 (three consumers, "
+                "128 registers a thread: alone, plain epilogue, dense)");
   static_assert(BN >= 64 || (BM == 64 && kCluster == 1), "32-column tiles have 64 rows and no cluster");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128 or 128 x 64");
@@ -185,12 +192,14 @@ __device__ __forceinline__ void wgmma_tile(float (&d)[Cfg::kBlockAccum], std::ui
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_bf16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 96) wgmma_m64n96k16_bf16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 64) wgmma_m64n64k16_bf16<TA, TB>(d, da, db, scale_d);
     else wgmma_m64n32k16_bf16<TA, TB>(d, da, db, scale_d);
   } else {
     if constexpr (Cfg::BN == 256) wgmma_m64n256k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 192) wgmma_m64n192k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 128) wgmma_m64n128k16_f16<TA, TB>(d, da, db, scale_d);
+    else if constexpr (Cfg::BN == 96) wgmma_m64n96k16_f16<TA, TB>(d, da, db, scale_d);
     else if constexpr (Cfg::BN == 64) wgmma_m64n64k16_f16<TA, TB>(d, da, db, scale_d);
     else wgmma_m64n32k16_f16<TA, TB>(d, da, db, scale_d);
   }
@@ -344,7 +353,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   if constexpr (Cfg::kWarpSpecialized) {
     if (wg == 0) {  // producer warpgroup
-      // Registers go to the two consumers (one consumer has 255 without them: 256 threads a CTA).
+      // Registers go to the two consumers (one consumer has 255 without them: 256 threads a CTA;
+      // three have 128, room enough for 48 accumulators).
       if constexpr (Cfg::kConsumers == 2) setmaxnreg_dec<40>();
       if (threadIdx.x == 0) {
         int it = 0;
@@ -434,14 +444,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // barrier that waits for every consumer's reads of the last tile's. Rows and columns past D's edge
   // in a partial tile take the last bias value: theirs are never stored, and the bias vector ends at
   // D's edge (compute-sanitizer found the reads past it).
+  constexpr int kBiasBarrier = 1 + Cfg::kConsumers;  // after the consumers' own (1 + ci)
   auto stage_bias = [&](const TilePos& t) {
     const bool per_col = args.epi.bias_kind == epi::kPerColumn;
     const int i = ci * 128 + ctid, extent = per_col ? BN : BM;
     const int at = min((per_col ? t.tn * BN : t.row_base + t.tm * BM) + i, (per_col ? args.N : args.M) - 1);
     const float v = i < extent ? epi::bias_at<OutT>(args.epi, t.item, at, at) : 0.0f;  // row or column `at`
-    named_barrier(3, Cfg::kConsumers * 128);
+    named_barrier(kBiasBarrier, Cfg::kConsumers * 128);
     if (i < extent) tile_bias[i] = v;
-    named_barrier(3, Cfg::kConsumers * 128);
+    named_barrier(kBiasBarrier, Cfg::kConsumers * 128);
   };
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   // Box bx of the tile whose warpgroup rows start at D row `row0` and columns at col0, of batch item
