@@ -284,13 +284,13 @@ constexpr const char* kThinWords =
 const char* entry_changed_words(const Choice& c) {
   if (c.family == Family::sm90) {
     const Sm90Config entry = sm90_from(*c.entry);
-    // 64-row tiles first: they are always alone, so an entry's pairs of 128 x 256 tiles turned into
-    // them change the cluster too.
+    // The row count first: 192-row tiles come from single ones only, and 64-row tiles are always
+    // alone, so an entry's pairs of 128 x 256 tiles turned into them change the cluster too.
     return c.sm90.tile_m == 192 && entry.tile_m != 192 ? kTallWords
-           : c.sm90.tile_m != entry.tile_m         ? kSmallWords
-           : c.sm90.cluster == entry.cluster     ? ""
-           : c.sm90.cluster == 2                 ? kPairsWords
-                                                 : kSinglesWords;
+           : c.sm90.tile_m != entry.tile_m                 ? kSmallWords
+           : c.sm90.cluster == entry.cluster               ? ""
+           : c.sm90.cluster == 2                           ? kPairsWords
+                                                           : kSinglesWords;
   }
   if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
   if (c.family == Family::simt) {
