@@ -58,7 +58,7 @@ __device__ __forceinline__ void wait_for_prerequisite_grid() {
 // nothing this grid needs. The copies and reductions, launched in plain stream order, call it too:
 // there the wait returns at once, and the GEMM kernel behind them may still start early. The
 // transpose (transpose.cu) lets the kernel behind it start only at its end: a GEMM's clusters
-// placed beside its blocks ran a third slower than placed after them.
+// placed beside its blocks ran slower than placed after them (docs/api.md).
 __device__ __forceinline__ void start_in_stream_order() {
   wait_for_prerequisite_grid();
   allow_dependent_launch();

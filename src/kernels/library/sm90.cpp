@@ -33,6 +33,12 @@ constexpr int kBK = 64;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// How long a dense launch of height x width tiles takes, in units of one tile row-column: as many
+// rounds as its fullest SM has tiles, each as long as a tile's area.
+double rounds_x_area(const Problem& p, int sms, std::int64_t height, std::int64_t width) {
+  return double(cdiv(cdiv(p.m, height) * p.batch * cdiv(p.n, width), sms) * height * width);
+}
+
 // The tile configurations, as indexed in DeviceState::sm90_resident. A cluster of 2 pairs tiles
 // along the side that shares the larger operand tile (hopper.cuh): 128 x 256 tiles along M (sharing
 // B), 128 x 64 tiles along N (sharing A). A new tile goes last: the dispatch tests' device and the
@@ -332,13 +338,9 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // or five of 128. Near ties stay with the rule above: a 192-wide tile moves more operand bytes per
   // FLOP than a 256-wide one and has no pairs. Not grouped (the GPU's offsets decide the tiles) and
   // without a fused epilogue (neither is compiled: sm90_impl.cuh).
-  if (!p.grouped() && !p.has_epilogue() && p.n > 128) {
-    const auto rounds_x_width = [&](int width) {
-      const std::int64_t tiles = std::int64_t(rows) * cdiv(p.n, width);
-      return double(cdiv(tiles, sms) * width);
-    };
-    if (rounds_x_width(192) <= 0.9 * rounds_x_width(c.tile_n)) c.tile_n = 192;
-  }
+  if (!p.grouped() && !p.has_epilogue() && p.n > 128 &&
+      rounds_x_area(p, sms, 128, 192) <= 0.9 * rounds_x_area(p, sms, 128, c.tile_n))
+    c.tile_n = 192;
   c = sm90_tall_tiles_where_they_gain(p, c, state);
   // 128 x 64 where n <= 64, for the same reason, and where 128 x 128 tiles would leave half the SMs
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
@@ -382,10 +384,7 @@ Sm90Config sm90_tall_tiles_where_they_gain(const Problem& p, Sm90Config c, const
   if (c.tile_m != 128 || c.tile_n < 128 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() || p.n <= 128)
     return c;
   const int sms = std::max(1, state.props.sm_count);
-  const auto rounds_x_area = [&](std::int64_t height, std::int64_t width) {
-    return double(cdiv(cdiv(p.m, height) * p.batch * cdiv(p.n, width), sms) * height * width);
-  };
-  if (rounds_x_area(192, 96) <= 0.9 * rounds_x_area(c.tile_m, c.tile_n)) c.tile_m = 192, c.tile_n = 96;
+  if (rounds_x_area(p, sms, 192, 96) <= 0.9 * rounds_x_area(p, sms, c.tile_m, c.tile_n)) c.tile_m = 192, c.tile_n = 96;
   return c;
 }
 

@@ -31,7 +31,8 @@ using tc::sm90::Sm90Shape;
 
 // The instantiations of one operand and output type: nine tiles (128 x 256 alone and in pairs,
 // 128 x 192, 192 x 96, 128 x 128, 128 x 64 alone and in pairs, 64 x 64, 64 x 32) x four layouts x
-// plain or fused epilogue, and the grouped ones (no pairs, no 128 x 192 or 192 x 96, no 64-wide tiles). Pairs have no fused epilogue: with FP32 D its bias and
+// plain or fused epilogue, and the grouped ones (no pairs, no 128 x 192 or 192 x 96, no 64-wide
+// tiles). Pairs have no fused epilogue: with FP32 D its bias and
 // activation code made ptxas spill (32 bytes); a fused call runs 128 x 256 tiles alone instead
 // (pairs gain 0.5 to 2%, and only from 8 waves on). 128 x 192 tiles serve problems whose 128 x 256
 // and 128 x 128 tiles fill their last wave poorly (1536^3: 72, 96 and 144 tiles for 132 SMs); they

@@ -15,8 +15,8 @@ namespace {
 
 // A block of 32 x 8 threads moves a tile of 64 x 64: each thread 16 elements, all loaded before
 // any is stored, so that a block keeps 16 loads a thread in flight. The copy is bound by the bytes
-// in flight to DRAM: a 32 x 32 tile (4 loads a thread, then a barrier before the stores) moved a
-// 4096 x 4096 FP32 operand at about 72% of the device's copy bandwidth (docs/api.md).
+// in flight to DRAM, which a 32 x 32 tile (4 loads a thread, then a barrier before the stores) kept
+// too few of (docs/api.md, "TF32, an M-major A").
 constexpr int kTile = 64, kCols = 32, kRows = 8, kSpan = kTile / kCols, kPerThread = (kTile / kRows) * kSpan;
 
 // The grid: x over the tiles' columns, y over their rows, z over the batch items, each
@@ -39,30 +39,34 @@ __global__ void __launch_bounds__(kCols * kRows) transpose(const E* __restrict__
         // This tile's rows and columns inside the matrix (a partial tile at the edges).
         const int in_r = int(std::min<std::int64_t>(kTile, rows - r0)), in_c = int(std::min<std::int64_t>(kTile, cols - c0));
         const E* s = src + item * stride + (r0 + y) * ld + c0 + x;  // row r0 + y, column c0 + x
+        // Element (i, j) of this thread: tile row y + i * kRows, column x + j * kCols (read), or the
+        // transposed position (written).
+        const auto read_in = [&](int i, int j) { return y + i * kRows < in_r && x + j * kCols < in_c; };
+        const auto write_in = [&](int i, int j) { return y + i * kRows < in_c && x + j * kCols < in_r; };
         E v[kPerThread];
 #pragma unroll
         for (int i = 0; i < kTile / kRows; ++i)
 #pragma unroll
-          for (int j = 0; j < kTile / kCols; ++j)
-            if (y + i * kRows < in_r && x + j * kCols < in_c) v[kSpan * i + j] = s[i * kRows * ld + j * kCols];
+          for (int j = 0; j < kSpan; ++j)
+            if (read_in(i, j)) v[kSpan * i + j] = s[i * kRows * ld + j * kCols];
 #pragma unroll
         for (int i = 0; i < kTile / kRows; ++i)
 #pragma unroll
-          for (int j = 0; j < kTile / kCols; ++j)
-            if (y + i * kRows < in_r && x + j * kCols < in_c) tile[y + i * kRows][x + j * kCols] = v[kSpan * i + j];
+          for (int j = 0; j < kSpan; ++j)
+            if (read_in(i, j)) tile[y + i * kRows][x + j * kCols] = v[kSpan * i + j];
         __syncthreads();
         E* d = dst + item * cols * dst_ld + (c0 + y) * dst_ld + r0 + x;  // destination row c0 + y, column r0 + x
 #pragma unroll
         for (int i = 0; i < kTile / kRows; ++i)
 #pragma unroll
-          for (int j = 0; j < kTile / kCols; ++j)
-            if (y + i * kRows < in_c && x + j * kCols < in_r) d[i * kRows * dst_ld + j * kCols] = tile[x + j * kCols][y + i * kRows];
+          for (int j = 0; j < kSpan; ++j)
+            if (write_in(i, j)) d[i * kRows * dst_ld + j * kCols] = tile[x + j * kCols][y + i * kRows];
         __syncthreads();
       }
   // The kernel behind (a GEMM launched early) places its blocks once this grid's have all got
   // here, on SMs then free, not beside this grid's blocks at its start: the skinny kernel's
-  // clusters of 5, placed beside the 64 blocks of a 4096 x 16 copy, ran 0.044 ms where they run
-  // 0.032 placed after it (TF32 16 x 4096 x 4096 TT, H200, L2 flushed; docs/api.md).
+  // clusters, placed beside the blocks of a thin copy, ran far slower (docs/api.md, "TF32, an
+  // M-major A").
   dev::allow_dependent_launch();
 }
 
