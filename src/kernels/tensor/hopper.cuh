@@ -415,7 +415,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // accumulator group (columns c and c + 1, or rows r and r + 8) at an offset that moves by a
   // constant per group; 16-bit D takes the activation's tanh form (epi::activate_form).
   float* const tile_bias = reinterpret_cast<float*>(epi + Cfg::RING_BYTES);
-  auto fuse_in_place = [&](const epi::Scalars& scal) {
+  auto fuse_in_place = [&](float alpha) {
     const int kind = args.epi.bias_kind;
     const bool per_col = kind == epi::kPerColumn;
     // Group (rb, j): its first value at tile_bias[first + rb * rb_step + j * j_step], its second
@@ -435,7 +435,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
-          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value, kTanh>(scal.alpha * d[4 * grp + i] + bias, form);
+          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value, kTanh>(alpha * d[4 * grp + i] + bias, form);
         }
       }
     });
@@ -608,12 +608,49 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if constexpr (Cfg::kFused) {
       if (args.epi.bias_kind != epi::kNoBias) stage_bias(t);
     }
-    if (Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows) {
-      if constexpr (Cfg::kFused) {
-        fuse_in_place(scal);
-      } else if (args.epi.alpha_ptr) {
+    const bool tma = Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows;
+    // Direct stores' D and C (any beta, any alignment, rows masked at the item's end).
+    OutT* const D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
+    const OutT* const C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
+    const int row_end = Cfg::kGrouped ? t.row_end : args.M;
+    // With 16-bit D the fused kernel's bias and activation run in one pass over the accumulators in
+    // place for both ways of storing, so that the kernel holds the form's code once: the direct
+    // stores' epi::finish per value, its bias load and activation switch unrolled over every
+    // accumulator, made the kernel 2.8 times the plain one's length, and its warps waited for
+    // instructions even where that code never ran (docs/kernels/tensor-ladder.md 7.10). With beta,
+    // alpha * acc + beta * C goes into d first, masked at D's edges, and the pass takes alpha 1.
+    // (With FP32 D this cost ptxas a stack frame: those keep finish per value in the direct stores.)
+    constexpr bool kFuseFirst = Cfg::kFused && sizeof(OutT) == 2;
+    if constexpr (kFuseFirst) {
+      float alpha = scal.alpha;
+      if (!tma && scal.beta != 0.0f) {
 #pragma unroll
-        for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
+        for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int rr = row0 + rb * 64 + warp * 16 + lane / 4 + 8 * h;
+            if (rr >= row_end) continue;
+            const OutT* in_row = C + std::size_t(rr) * args.ldc;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+              const int c = col0 + 8 * j + 2 * (lane % 4);
+              float* v = d + rb * Cfg::kBlockAccum + 4 * j + 2 * h;
+              if (c < args.N) v[0] = scal.alpha * v[0] + scal.beta * epi::to_f32(in_row[c]);
+              if (c + 1 < args.N) v[1] = scal.alpha * v[1] + scal.beta * epi::to_f32(in_row[c + 1]);
+            }
+          }
+        alpha = 1.0f;
+      }
+      fuse_in_place(alpha);
+    }
+    if (tma) {
+      if constexpr (Cfg::kFused && !kFuseFirst) {
+        fuse_in_place(scal.alpha);
+      } else if constexpr (!Cfg::kFused) {
+        if (args.epi.alpha_ptr) {
+#pragma unroll
+          for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
+        }
       }
       // The first boxes now, through the ring (the tensor cores wait meanwhile); the last
       // DEFER_BOXES into registers, for the next tile's main loop (or the end of the kernel).
@@ -632,16 +669,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         held_row0 = row0, held_col0 = col0, held_z = z, held_pending = true;
       }
     } else {
-      // Direct stores from registers: any beta, any alignment, rows masked at the item's end.
-      OutT* D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
-      const OutT* C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
-      const int row_end = Cfg::kGrouped ? t.row_end : args.M;
-      // One output: epi::finish where the kernel is fused; elsewhere its arithmetic without the bias
-      // and the activation, whose code (a branch per value) made the unrolled epilogue outgrow the
-      // instruction cache and slowed the unfused ladder steps (docs/kernels/tensor-ladder.md,
-      // "The fused epilogue").
+      // One output from its sum: with 16-bit D the fused kernel's d is final already; FP32 D's
+      // fused kernel takes epi::finish; elsewhere alpha and beta only (the bias and the
+      // activation's code, a branch per value, made the unrolled epilogue outgrow the instruction
+      // cache and slowed the unfused ladder steps: tensor-ladder.md 7.10).
       auto value = [&](float acc, const OutT* in, int rr, int cc) -> OutT {
-        if constexpr (Cfg::kFused) {
+        if constexpr (kFuseFirst) {
+          return epi::from_f32<OutT>(acc);
+        } else if constexpr (Cfg::kFused) {
           return epi::finish<OutT>(args.epi, scal, acc, in, epi::bias_at<OutT>(args.epi, t.item, rr, cc));
         } else {
           float v = scal.alpha * acc;
@@ -649,12 +684,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           return epi::from_f32<OutT>(v);
         }
       };
-      // The common case in one tight pass: unfused, beta 0, and whole pairs in every row and column
-      // of this warpgroup's part of the tile: a multiply and one paired store per two outputs. (The
+      // The common case in one tight pass: beta 0 (or d final), and whole pairs in every row and
+      // column of this warpgroup's part of the tile: one paired store per two outputs. (The
       // general pass below checks each value and issues both kinds of store, predicated: three
       // stores per pair.)
-      if constexpr (!Cfg::kFused) {
-        if (scal.beta == 0.0f && args.pair_stores && col0 + BN <= args.N && row0 + Cfg::kConsumerRows <= row_end) {
+      if constexpr (!Cfg::kFused || kFuseFirst) {
+        if ((kFuseFirst || scal.beta == 0.0f) && args.pair_stores && col0 + BN <= args.N &&
+            row0 + Cfg::kConsumerRows <= row_end) {
+          const float mul = kFuseFirst ? 1.0f : scal.alpha;
 #pragma unroll
           for (int rb = 0; rb < Cfg::kRowBlocks; ++rb)
 #pragma unroll
@@ -664,7 +701,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
               for (int j = 0; j < BN / 8; ++j) {
                 const float* v = d + rb * Cfg::kBlockAccum + 4 * j + 2 * h;
-                out[4 * j] = make_pair(scal.alpha * v[0], scal.alpha * v[1]);  // columns 8j + 2 (lane % 4), + 1
+                out[4 * j] = make_pair(mul * v[0], mul * v[1]);  // columns 8j + 2 (lane % 4), + 1
               }
             }
           return;
