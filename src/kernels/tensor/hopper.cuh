@@ -616,7 +616,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // With 16-bit D the fused kernel's bias and activation run in one pass over the accumulators in
     // place for both ways of storing, so that the kernel holds the form's code once: the direct
     // stores' epi::finish per value, its bias load and activation switch unrolled over every
-    // accumulator, made the kernel 2.8 times the plain one's length, and its warps waited for
+    // accumulator, made the kernel several times the plain one's length, and its warps waited for
     // instructions even where that code never ran (docs/kernels/tensor-ladder.md 7.10). With beta,
     // alpha * acc + beta * C goes into d first, masked at D's edges, and the pass takes alpha 1.
     // (With FP32 D this cost ptxas a stack frame: those keep finish per value in the direct stores.)
