@@ -106,8 +106,10 @@ constexpr int RM = 64, RN = 64, RK = 16, RT = 256;
 __device__ __forceinline__ double activate(double x, int act) {
   switch (act) {
     case kRelu: return x > 0.0 ? x : 0.0;
-    // The tanh form exactly as types.hpp states it (the library may use an equivalent identity).
-    case kGelu: return 0.5 * x * (1.0 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+    // The tanh form as types.hpp states it, 0.5 x (1 + tanh(u)), through the identity
+    // x / (1 + exp(-2u)): in the first, 1 + tanh(u) loses all of double's digits once x < -6,
+    // and per-element checks of small outputs need them.
+    case kGelu: return x / (1.0 + exp(-2.0 * 0.7978845608028654 * (x + 0.044715 * x * x * x)));
     case kSilu: return x / (1.0 + exp(-x));
     default: return x;
   }

@@ -2,12 +2,14 @@
 // batch, scalar mode and epilogue, through gemm() and through every kernel choice dispatch offers
 // (detail::candidates), each against the float64 reference of src/reference/api_reference.* on
 // fresh random inputs with D poisoned before every run (padding, batch gaps and guards included).
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <utility>
 
 #include "api/api_support.hpp"
 #include "api/late_writer.hpp"
+#include "core/fill.hpp"
 #include "kernels/library/simt.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/tf32.hpp"
@@ -336,6 +338,85 @@ TEST_P(ApiTyped, FusedEpiloguesOverManyTilesMatchTheReference) {
       EXPECT_CASE_OK(run_case(ctx(), c, stream()));
     }
   }
+}
+
+// Every logical element of a packed, single-item `t` <- a multiple of 1/4 in [-1, 1], exact in
+// every operand type (TF32 included), drawn from `seed`.
+void fill_quarters(const TestMatrix& t, std::uint64_t seed, cudaStream_t s) {
+  const apiref::Layout& l = t.layout();
+  const std::int64_t count = l.rows * l.cols;
+  if (l.batch != 1 || l.offset(0, l.rows - 1, l.cols - 1) != count - 1)
+    throw Error("fill_quarters: the matrix is not packed and single");
+  std::vector<float> host(static_cast<std::size_t>(count));
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (float& v : host) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    v = float(int(x % 9) - 4) / 4;
+  }
+  const DType to = l.type == DataType::f32 ? DType::f32 : l.type == DataType::bf16 ? DType::bf16 : DType::f16;
+  DeviceBuffer f32(host.size() * sizeof(float));
+  GEMMLAB_CUDA(cudaMemcpyAsync(f32.get(), host.data(), f32.bytes(), cudaMemcpyHostToDevice, s));
+  convert(f32.get(), DType::f32, t.data(), to, count, s);
+  GEMMLAB_CUDA(cudaStreamSynchronize(s));
+}
+
+// The spacing of D's type at |v|: an ulp of v once rounded, its subnormals' spacing below them.
+double ulp_of(DataType t, double v) {
+  const int mantissa = t == DataType::f32 ? 24 : t == DataType::bf16 ? 8 : 11;
+  const int min_exp = t == DataType::f16 ? -14 : -126;  // of the smallest normal number
+  int e = 0;
+  std::frexp(v, &e);  // |v| in [2^(e - 1), 2^e)
+  return std::ldexp(1.0, std::max(e - 1, min_exp) - (mantissa - 1));
+}
+
+// GELU and SiLU on every element, not only in the Frobenius norm, where the small results of
+// negative inputs weigh nothing: a GELU through tanh.approx.f32 was many FP16 ulps off there and
+// passed every other test (docs/kernels/tensor-ladder.md 7.10). 16-bit D: within one ulp of the
+// float64 value (it is rounded once from an FP32 value far more accurate than that); FP32 D:
+// within 2^-14 of it, relatively (the exponential's argument, up to about 130 here, multiplies its
+// own FP32 rounding error into the result). So that the check sees the activation alone, alpha * acc is exact in FP32 in any
+// kernel and summation order: A and B hold multiples of 1/4, every product and partial sum is a
+// multiple of 1/16 under 2^7, and the bias's addition is the one rounding before the activation.
+// The sums spread over about [-10, 10]. Whole tiles (the tensor-core kernels' TMA stores) and
+// partial ones, D row- and column-major.
+TEST_P(ApiTyped, ActivationsAreAccurateOnEveryElement) {
+  const DataType cd = GetParam().cd;
+  for (Activation act : {Activation::gelu_tanh, Activation::silu})
+    for (Dims dims : {Dims{256, 512, 64}, Dims{200, 300, 72}})
+      for (Order d_order : {Order::row_major, Order::col_major}) {
+        GemmCase c = sized(base(), dims);
+        c.d_order = d_order, c.bias = BiasKind::per_column, c.act = act;
+        const std::uint64_t seed = fresh_seed();
+        SCOPED_TRACE(fmt::format("{} (seed {})", c.name(), seed));
+        const GemmSetup st = make_setup(c, seed, stream());
+        fill_quarters(st.a, seed, stream());
+        fill_quarters(st.b, seed + 1000, stream());
+        const Reference ref = apiref::reference(st.g, c.alpha, c.beta, stream());
+        const std::vector<double> value = ref.download_value(stream());
+        int runs = 0;
+        for (const Path& p : paths(ctx(), st.g, stream())) {
+          st.prepare_d(stream());
+          p.run();
+          const HostMatrix d(st.d, stream());
+          double worst = 0, worst_d = 0, worst_ref = 0;
+          std::int64_t worst_i = -1, worst_j = -1;
+          for (std::int64_t i = 0; i < c.m; ++i)
+            for (std::int64_t j = 0; j < c.n; ++j) {
+              const double r = value[std::size_t(i * c.n + j)], got = d.at(0, i, j);
+              // Errors in ulps of D's type (16-bit D) or in units of 2^-14 |r| (FP32 D). Results
+              // under 2^-120 may be 0: the division's reciprocal flushes below 2^-126 (GELU of
+              // x < -9.9, about -1e-37 in float64).
+              const double unit = cd == DataType::f32 ? std::ldexp(std::fabs(r), -14) : ulp_of(cd, r);
+              const double diff = std::fabs(got - r);
+              const double err = std::isnan(diff) ? INFINITY : std::fabs(r) < 0x1p-120 && diff < 0x1p-120 ? 0.0 : diff / unit;
+              if (err > worst) worst = err, worst_d = got, worst_ref = r, worst_i = i, worst_j = j;
+            }
+          EXPECT_LE(worst, 1.0) << p.name << ": D(" << worst_i << ", " << worst_j << ") = " << worst_d
+                                << ", float64 " << worst_ref;
+          ++runs;
+        }
+        EXPECT_GE(runs, 2) << "no candidate besides gemm() itself was run";
+      }
 }
 
 // ---- Determinism -------------------------------------------------------------------------------

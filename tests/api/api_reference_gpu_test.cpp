@@ -11,7 +11,6 @@
 
 #include "api/api_support.hpp"
 #include "core/fill.hpp"
-#include "core/half.hpp"
 #include "reference/device_reference.hpp"
 
 using namespace gemmlab;
@@ -28,34 +27,6 @@ std::vector<double> download_doubles(const DeviceBuffer& b, cudaStream_t s) {
   GEMMLAB_CUDA(cudaStreamSynchronize(s));
   return h;
 }
-
-// A downloaded TestMatrix, read element by element on the host.
-struct HostMatrix {
-  const TestMatrix* m;
-  std::vector<unsigned char> bytes;
-  HostMatrix(const TestMatrix& t, cudaStream_t s) : m(&t), bytes(t.download(s)) {}
-  double at(std::int64_t item, std::int64_t r, std::int64_t c) const {
-    const std::vector<unsigned char> e = apiref::element_bytes(*m, bytes, item, r, c);
-    switch (m->layout().type) {
-      case DataType::f32: {
-        float f;
-        std::memcpy(&f, e.data(), 4);
-        return f;
-      }
-      case DataType::bf16:
-      case DataType::f16: {
-        std::uint16_t h;
-        std::memcpy(&h, e.data(), 2);
-        return m->layout().type == DataType::bf16 ? bf16_bits_to_float(h) : half_bits_to_float(h);
-      }
-      default: throw Error("no host conversion");
-    }
-  }
-  // Element (i, j) of op(X), where X is this stored matrix.
-  double op_at(Op op, std::int64_t item, std::int64_t i, std::int64_t j) const {
-    return op == Op::none ? at(item, i, j) : at(item, j, i);
-  }
-};
 
 double host_activate(double x, Activation a) {
   constexpr double kPi = 3.14159265358979323846;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -19,6 +20,7 @@
 #include "api/problem.hpp"
 #include "core/buffer.hpp"
 #include "core/error.hpp"
+#include "core/half.hpp"
 #include "dispatch/dispatch.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "support/gpu_test.hpp"
@@ -442,6 +444,34 @@ inline GemmCase with_layout(GemmCase c, const LayoutCombo& l) {
 // which the library computes as the transposed row-major problem).
 inline constexpr LayoutCombo kRowMajorNN{Order::row_major, Op::none, Order::row_major, Op::none, Order::row_major};
 inline constexpr LayoutCombo kColMajorNN{Order::col_major, Op::none, Order::col_major, Op::none, Order::col_major};
+
+// A downloaded TestMatrix, read element by element on the host.
+struct HostMatrix {
+  const TestMatrix* m;
+  std::vector<unsigned char> bytes;
+  HostMatrix(const TestMatrix& t, cudaStream_t s) : m(&t), bytes(t.download(s)) {}
+  double at(std::int64_t item, std::int64_t r, std::int64_t c) const {
+    const std::vector<unsigned char> e = apiref::element_bytes(*m, bytes, item, r, c);
+    switch (m->layout().type) {
+      case DataType::f32: {
+        float f;
+        std::memcpy(&f, e.data(), 4);
+        return f;
+      }
+      case DataType::bf16:
+      case DataType::f16: {
+        std::uint16_t h;
+        std::memcpy(&h, e.data(), 2);
+        return m->layout().type == DataType::bf16 ? bf16_bits_to_float(h) : half_bits_to_float(h);
+      }
+      default: throw Error("no host conversion");
+    }
+  }
+  // Element (i, j) of op(X), where X is this stored matrix.
+  double op_at(Op op, std::int64_t item, std::int64_t i, std::int64_t j) const {
+    return op == Op::none ? at(item, i, j) : at(item, j, i);
+  }
+};
 
 // A context shared by a suite's tests (made once: it allocates its workspace and reads the
 // device) and a non-blocking stream per test, so nothing relies on the legacy default stream.

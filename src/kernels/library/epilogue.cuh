@@ -39,8 +39,10 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(flo
 template <> __device__ __forceinline__ __half from_f32<__half>(float x) { return __float2half_rn(x); }
 
 // Activation A. GELU's tanh form goes through the identity 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)):
-// one exponential and one division, accurate to a few FP32 ulps (the reference evaluates the tanh
-// form in double).
+// one exponential and one division (two MUFU operations), accurate where the result is small. A form
+// through tanh, h + h tanh(u) with h = x / 2, subtracts nearly equal numbers for negative x: with
+// tanh.approx.f32 it was many FP16 ulps off there, and it is no longer used
+// (docs/kernels/tensor-ladder.md 7.10). The reference evaluates the tanh form in double.
 template <int A>
 __device__ __forceinline__ float activate(float x) {
   if constexpr (A == kRelu) {
@@ -69,31 +71,16 @@ __device__ __forceinline__ float activate(float x, int act) {
 // in unrolled code: kNone and kRelu are a compare, kGeluTanh and kSilu x / (1 + exp(k t)) with
 // t = x + 0.044715 x^3 and k = -2 * 0.7978845608028654 for GELU, t = x and k = -1 for SiLU
 // (bitwise the values of activate<A>: -2.0f * (c * t) is (-2c) * t, scaling by 2 being exact).
-// The same two as h + h tanh(x (a x^2 + b)) with h = x / 2: GELU's tanh form with
-// (a, b) = (0.7978845608028654 * 0.044715, 0.7978845608028654), SiLU x sigmoid(x) with (0, 1/2).
+// Every kernel takes this form (or activate<A>), so that an element's value does not depend on
+// the kernel or on the way its tile was stored.
 struct ActForm {
   bool relu_or_silu;  // kRelu in the compare form, kSilu in the exponential form
   float k;            // the exponential form's factor
-  float a, b;         // the tanh form's polynomial
 };
 
-// The hardware's tanh (one MUFU operation; relative error about 2^-11, under half an ulp of a BF16
-// result and about one of an FP16 one).
-__device__ __forceinline__ float tanh_approx(float x) {
-  float y;
-  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// kExp: GELU or SiLU, else none or ReLU. kTanh: the exponential form through tanh_approx, six
-// instructions with one MUFU operation instead of about ten with two (exp, then a reciprocal);
-// for 16-bit outputs only, whose rounding hides its error (FP32 outputs keep the exact form).
-template <bool kExp, bool kTanh = false>
+template <bool kExp>
 __device__ __forceinline__ float activate_form(float x, const ActForm& f) {
-  if constexpr (kExp && kTanh) {
-    const float h = 0.5f * x;
-    return fmaf(h, tanh_approx(x * fmaf(x * x, f.a, f.b)), h);
-  } else if constexpr (kExp) {
+  if constexpr (kExp) {
     const float t = f.relu_or_silu ? x : x + 0.044715f * x * x * x;
     return __fdividef(x, 1.0f + __expf(f.k * t));
   } else {
@@ -110,10 +97,9 @@ template <class F>
 __device__ __forceinline__ void with_activation_form(int act, F&& f) {
   if (act == kGeluTanh || act == kSilu) {
     const bool silu = act == kSilu;
-    f(std::true_type{}, ActForm{silu, silu ? -1.0f : -1.5957691216057308f, silu ? 0.0f : 0.0356774081363001f,
-                                silu ? 0.5f : 0.7978845608028654f});
+    f(std::true_type{}, ActForm{silu, silu ? -1.0f : -1.5957691216057308f});
   } else {
-    f(std::false_type{}, ActForm{act == kRelu, 0.0f, 0.0f, 0.0f});
+    f(std::false_type{}, ActForm{act == kRelu, 0.0f});
   }
 }
 

@@ -413,7 +413,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // It runs while the tensor cores wait, on two warps per scheduler, so its instruction count is its
   // time: the bias comes from the tile's copy in shared memory (stage_bias), two values per
   // accumulator group (columns c and c + 1, or rows r and r + 8) at an offset that moves by a
-  // constant per group; 16-bit D takes the activation's tanh form (epi::activate_form).
+  // constant per group.
   float* const tile_bias = reinterpret_cast<float*>(epi + Cfg::RING_BYTES);
   auto fuse_in_place = [&](float alpha) {
     const int kind = args.epi.bias_kind;
@@ -422,7 +422,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // `second` further.
     const int first = per_col ? 2 * (lane % 4) : ci * Cfg::kConsumerRows + warp * 16 + lane / 4;
     const int j_step = per_col ? 8 : 0, rb_step = per_col ? 0 : 64, second = per_col ? 1 : 8;
-    constexpr bool kTanh = sizeof(OutT) == 2;
     epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
 #pragma unroll
       for (int grp = 0; grp < Cfg::kAccum / 4; ++grp) {
@@ -435,7 +434,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
           const float bias = (per_col ? i % 2 : i / 2) ? b1 : b0;  // element i: row r + 8 (i / 2), column c + i % 2
-          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value, kTanh>(alpha * d[4 * grp + i] + bias, form);
+          d[4 * grp + i] = epi::activate_form<decltype(exp_form)::value>(alpha * d[4 * grp + i] + bias, form);
         }
       }
     });
