@@ -341,18 +341,15 @@ TEST_P(ApiTyped, FusedEpiloguesOverManyTilesMatchTheReference) {
 }
 
 // Every logical element of a packed, single-item `t` <- a multiple of 1/4 in [-1, 1], exact in
-// every operand type (TF32 included), drawn from `seed`.
-void fill_quarters(const TestMatrix& t, std::uint64_t seed, cudaStream_t s) {
+// every operand type (TF32 included): stream `stream` of core/fill.hpp's uniform values under
+// `seed`, rounded to the nearest quarter.
+void fill_quarters(const TestMatrix& t, std::uint64_t seed, std::uint64_t stream, cudaStream_t s) {
   const apiref::Layout& l = t.layout();
   const std::int64_t count = l.rows * l.cols;
   if (l.batch != 1 || l.offset(0, l.rows - 1, l.cols - 1) != count - 1)
     throw Error("fill_quarters: the matrix is not packed and single");
-  std::vector<float> host(static_cast<std::size_t>(count));
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (float& v : host) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
-    v = float(int(x % 9) - 4) / 4;
-  }
+  std::vector<float> host = fill_uniform_host(count, seed, stream);
+  for (float& v : host) v = std::round(4 * v) / 4;
   const DType to = l.type == DataType::f32 ? DType::f32 : l.type == DataType::bf16 ? DType::bf16 : DType::f16;
   DeviceBuffer f32(host.size() * sizeof(float));
   GEMMLAB_CUDA(cudaMemcpyAsync(f32.get(), host.data(), f32.bytes(), cudaMemcpyHostToDevice, s));
@@ -374,11 +371,11 @@ double ulp_of(DataType t, double v) {
 // passed every other test (docs/kernels/tensor-ladder.md 7.10). 16-bit D: within one ulp of the
 // float64 value (it is rounded once from an FP32 value far more accurate than that); FP32 D:
 // within 2^-14 of it, relatively (the exponential's argument, up to about 130 here, multiplies its
-// own FP32 rounding error into the result). So that the check sees the activation alone, alpha * acc is exact in FP32 in any
-// kernel and summation order: A and B hold multiples of 1/4, every product and partial sum is a
-// multiple of 1/16 under 2^7, and the bias's addition is the one rounding before the activation.
-// The sums spread over about [-10, 10]. Whole tiles (the tensor-core kernels' TMA stores) and
-// partial ones, D row- and column-major.
+// own FP32 rounding error into the result). So that the check sees the activation alone,
+// alpha * acc is exact in FP32 in any kernel and summation order: A and B hold multiples of 1/4,
+// every product and partial sum is a multiple of 1/16 under 2^7, and the bias's addition is the
+// one rounding before the activation. The sums spread over about [-10, 10]. Whole tiles (the
+// tensor-core kernels' TMA stores) and partial ones, D row- and column-major.
 TEST_P(ApiTyped, ActivationsAreAccurateOnEveryElement) {
   const DataType cd = GetParam().cd;
   for (Activation act : {Activation::gelu_tanh, Activation::silu})
@@ -389,8 +386,8 @@ TEST_P(ApiTyped, ActivationsAreAccurateOnEveryElement) {
         const std::uint64_t seed = fresh_seed();
         SCOPED_TRACE(fmt::format("{} (seed {})", c.name(), seed));
         const GemmSetup st = make_setup(c, seed, stream());
-        fill_quarters(st.a, seed, stream());
-        fill_quarters(st.b, seed + 1000, stream());
+        fill_quarters(st.a, seed, kStreamA, stream());
+        fill_quarters(st.b, seed, kStreamB, stream());
         const Reference ref = apiref::reference(st.g, c.alpha, c.beta, stream());
         const std::vector<double> value = ref.download_value(stream());
         int runs = 0;
