@@ -27,17 +27,20 @@ struct Item {
 std::vector<Item> items_of(int units, int k_tiles, int clusters, TailPlan tail) {
   std::vector<Item> items;
   for (int c = 0; c < clusters; ++c) {
-    const Schedule s(units, k_tiles, c, clusters, tail.units, tail.owner_k);
+    const Schedule s(units, k_tiles, c, clusters, tail.units, tail.owner_k, tail.helpers);
     s.for_each<true>([&](int u, int kb, int ke) { items.push_back({c, u, kb, ke}); });
   }
   return items;
 }
 
-void check_schedule(int units, int k_tiles, int clusters) {
-  const TailPlan plan = plan_stream_k_tail(units, clusters, k_tiles, TailMode::always);
+void check_schedule(int units, int k_tiles, int clusters, const TailPlan& plan) {
   const int tail = plan.units;
   SCOPED_TRACE(testing::Message() << units << " units, " << k_tiles << " k-tiles, " << clusters << " clusters, tail "
-                                  << tail << " owner_k " << plan.owner_k);
+                                  << tail << " owner_k " << plan.owner_k << " helpers " << plan.helpers);
+  if (tail > 0) {
+    ASSERT_GE(plan.helpers, 1);
+    ASSERT_LE(plan.helpers, clusters - tail);
+  }
   const std::vector<Item> items = items_of(units, k_tiles, clusters, plan);
 
   // Coverage: each (unit, k) once.
@@ -51,12 +54,13 @@ void check_schedule(int units, int k_tiles, int clusters) {
 
   // Partial items are the helpers' (clusters without a tail unit), in the tail, and no two share
   // a workspace slot.
-  const Schedule any(units, k_tiles, 0, clusters, tail, plan.owner_k);
+  const Schedule any(units, k_tiles, 0, clusters, tail, plan.owner_k, plan.helpers);
   std::set<int> slots;
   for (const Item& it : items) {
     if (it.kb == 0) continue;
     EXPECT_GE(it.unit, units - tail) << "a partial item outside the tail";
     EXPECT_GE(it.cluster, tail) << "an owner with a partial item";
+    EXPECT_LT(it.cluster, tail + plan.helpers) << "a partial item on a cluster that does not help";
     const int slot = any.slot(it.cluster, it.unit);
     EXPECT_GE(slot, 0);
     EXPECT_LT(slot, clusters) << "slot outside the workspace";
@@ -79,7 +83,7 @@ void check_schedule(int units, int k_tiles, int clusters) {
     std::set<int> expected = workers[unit];
     expected.erase(f);
     std::set<int> listed;
-    const Schedule s(units, k_tiles, f, clusters, tail, plan.owner_k);
+    const Schedule s(units, k_tiles, f, clusters, tail, plan.owner_k, plan.helpers);
     if (unit >= units - tail) s.for_each_contributor(unit, [&](int c) { listed.insert(c); });
     EXPECT_EQ(listed, expected) << "unit " << unit;
     for (int c : listed) EXPECT_GT(c, f) << "contributors come after their finisher";
@@ -114,10 +118,34 @@ TEST(StreamK, TheCostModelKeepsTheTailWhereItWasFaster) {
   EXPECT_LT(forced.owner_k, 64);
 }
 
+// A small tail takes a few helpers per unit, not every spare cluster: each helper's sums cost its
+// owner an add (about 3 k-tiles), so with 8 tail units 124 helpers (16 per unit) would spend 48
+// k-tiles adding. Measured on an H200 (BF16 5120^3, 128 x 256 tiles: docs/kernels/tensor-ladder.md).
+TEST(StreamK, SmallTailsTakeAFewHelpersPerUnit) {
+  const TailPlan p = plan_stream_k_tail(800, 132, 80, TailMode::when_faster);  // 5120^3, 128 x 256
+  EXPECT_EQ(p.units, 8);
+  EXPECT_EQ(p.helpers % 8, 0);
+  EXPECT_GE(p.helpers, 24);
+  EXPECT_LE(p.helpers, 56);
+  EXPECT_LT(p.owner_k, 20);
+  // Many tail units and few spare clusters: every spare cluster helps.
+  EXPECT_EQ(plan_stream_k_tail(1024, 132, 64, TailMode::always).helpers, 32);  // 8192 x 4096 x 4096
+}
+
 TEST(StreamK, ScheduleCoversEveryKTileOnceAndFinishersKnowTheirHelpers) {
   for (int clusters : {1, 7, 66, 132})
     for (int units : {1, 5, 66, 131, 133, 256, 512, 1000})
-      for (int k_tiles : {1, 2, 3, 16, 64, 129}) check_schedule(units, k_tiles, clusters);
+      for (int k_tiles : {1, 2, 3, 16, 64, 129}) {
+        const TailPlan plan = plan_stream_k_tail(units, clusters, k_tiles, TailMode::always);
+        check_schedule(units, k_tiles, clusters, plan);
+        if (plan.units == 0) continue;
+        // Splits the model did not choose: one helper, one per tail unit, every spare cluster,
+        // with the owners' share at either end.
+        const int spare = clusters - plan.units;
+        for (int helpers : {1, std::min(plan.units, spare), spare})
+          for (int owner_k : {1, plan.owner_k, k_tiles - 1})
+            check_schedule(units, k_tiles, clusters, TailPlan{plan.units, owner_k, helpers});
+      }
 }
 
 TEST(StreamK, WithoutATailEveryUnitIsWhole) {
@@ -133,8 +161,8 @@ TEST(StreamKSchedule, HelperRangesAreExactBeyond32BitProducts) {
     for (const int k_tiles : {2, 1000, 200000, 16000000}) {
       const int clusters = 132, owner_k = 1;
       if (std::int64_t(tail) * k_tiles >= (std::int64_t(1) << 31)) continue;
-      const Schedule s(/*units=*/tail + 300, k_tiles, 0, clusters, tail, owner_k);
       const int helpers = clusters - tail;
+      const Schedule s(/*units=*/tail + 300, k_tiles, 0, clusters, tail, owner_k, helpers);
       for (int h = 0; h <= helpers; ++h)
         EXPECT_EQ(s.helper_begin(h), int(std::int64_t(s.helper_iters) * h / helpers)) << tail << " " << k_tiles << " " << h;
     }

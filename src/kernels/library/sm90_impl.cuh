@@ -138,6 +138,7 @@ void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const S
     args.sk.flags = env.scratch.flags;
     args.sk.tail_units = plan.tail.units;
     args.sk.owner_k = plan.tail.owner_k;
+    args.sk.helpers = plan.tail.helpers;
   }
   const KernelLaunch run(dim3(unsigned(plan.grid_ctas)), dim3(Cfg::kThreads), Cfg::kSmemBytes, env.queue(),
                             Cfg::kCluster);

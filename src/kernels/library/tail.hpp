@@ -26,7 +26,7 @@ inline GridPlan plan_grid(std::int64_t units, std::int64_t resident, std::int64_
   resident = std::max<std::int64_t>(1, resident);
   if (units >= resident) return {resident, tc::plan_stream_k_tail(units, resident, k_tiles, mode)};
   if (mode != TailMode::off) {
-    const tc::TailModel m = tc::model_stream_k_tail(units + resident, resident, k_tiles);
+    const tc::TailModel m = tc::model_stream_k_tail(units + resident, resident, k_tiles, tc::kSubWaveTailCosts);
     if (m.plan.units > 0 && (mode == TailMode::always || 20 * m.time <= 11 * k_tiles)) return {resident, m.plan};
   }
   return {std::max<std::int64_t>(1, units), {}};

@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int units = walker.total(args.batch);
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
   // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
-  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k);
+  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k, args.sk.helpers);
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
   // Operand coordinates: A's rows start at a_row, its batch item is a_z; B's columns at b_col.

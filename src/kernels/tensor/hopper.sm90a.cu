@@ -126,6 +126,7 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
     sk.flags = stream_k_flags(ctx.stream);
     sk.tail_units = tail.units;
     sk.owner_k = tail.owner_k;
+    sk.helpers = tail.helpers;
   }
   HopperArgs args{};
   args.M = int(o.shape.m), args.N = int(o.shape.n), args.K = int(o.shape.k);

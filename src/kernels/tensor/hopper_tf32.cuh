@@ -137,7 +137,8 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   const int per_item = tiles_m * units_n, units = per_item * args.batch,
             k_tiles = args.k_split > 0 ? args.k_split : (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
-  const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k);
+  const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k,
+                       args.sk.helpers);
   // Unit u -> tile (tm, tn) of batch item `item`.
   auto tile_of = [&](int u, int& tm, int& tn, int& item) {
     item = u / per_item;

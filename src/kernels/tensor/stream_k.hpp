@@ -8,8 +8,10 @@
 // - the first U - R units are processed whole, round-robin as before;
 // - tail unit i (of R) belongs to cluster i, its *owner*, which multiplies its k-tiles
 //   [0, owner_k) from k = 0, like a whole unit, and then *finishes* it;
-// - the G - R clusters without a tail unit are *helpers*: the remaining k-tiles [owner_k, K) of
-//   all tail units, unit after unit, are cut into G - R equal contiguous ranges, one per helper.
+// - H of the G - R clusters without a tail unit are *helpers*: the remaining k-tiles [owner_k, K)
+//   of all tail units, unit after unit, are cut into H equal contiguous ranges, one per helper; the
+//   other clusters stop. H is the planner's: each helper's sums cost its owner an add, so a few
+//   helpers per unit beat every idle cluster.
 //   A helper multiplies each of its items, stores the sums to a workspace slot and raises a flag;
 //   the owner waits for its unit's flags, adds the slots and writes C.
 // All owners stand at the same k at the same time, as in a whole wave, so the tiles of one row or
@@ -34,12 +36,13 @@ struct Schedule {
   int dp_units;                    // units processed whole
   int tail_units;                  // R: tail unit i is dp_units + i, owned by cluster i
   int owner_k;                     // k-tiles [0, owner_k) of a tail unit are its owner's
+  int helpers;                     // H: clusters tail_units .. tail_units + H - 1 help (H <= G - R)
   int helper_k;                    // k-tiles [owner_k, K) of every tail unit go to the helpers
   int helper_iters;                // R x helper_k (< 2^31, see plan_stream_k_tail)
 
-  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units_, int owner_k_)
+  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units_, int owner_k_, int helpers_)
       : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units_),
-        tail_units(tail_units_), owner_k(owner_k_), helper_k(k_tiles_ - owner_k_),
+        tail_units(tail_units_), owner_k(owner_k_), helpers(helpers_), helper_k(k_tiles_ - owner_k_),
         helper_iters(tail_units_ * (k_tiles_ - owner_k_)) {}
 
   // Helper h's range of helper iterations is [helper_begin(h), helper_begin(h + 1)); iteration i is
@@ -47,7 +50,7 @@ struct Schedule {
   // in 32-bit arithmetic (helper_iters = q * helpers + r): a 64-bit division is a subroutine whose
   // registers the producer thread, with 40, would spill.
   GEMMLAB_HD int helper_begin(int h) const {
-    const int helpers = clusters - tail_units, q = helper_iters / helpers, r = helper_iters % helpers;
+    const int q = helper_iters / helpers, r = helper_iters % helpers;
     return q * h + r * h / helpers;
   }
 
@@ -59,7 +62,7 @@ struct Schedule {
     if constexpr (STREAM_K) {
       if (cluster < tail_units) {
         f(dp_units + cluster, 0, owner_k);
-      } else if (helper_k > 0) {
+      } else if (helper_k > 0 && cluster - tail_units < helpers) {
         const int h = cluster - tail_units, end = helper_begin(h + 1);
         for (int i = helper_begin(h); i < end;) {
           const int unit = dp_units + i / helper_k, kb = owner_k + i % helper_k;
@@ -71,7 +74,7 @@ struct Schedule {
     }
   }
 
-  // The workspace slot (0 .. G - 2) of helper cluster c's item on tail unit `unit`. Along a helper's
+  // The workspace slot (0 .. H + R - 2 <= G - 2) of helper cluster c's item on tail unit `unit`. Along a helper's
   // items the unit index grows by one, and the next helper starts on the unit where this one stopped
   // or later, so helper + tail index is different for every item of the launch.
   GEMMLAB_HD int slot(int c, int unit) const { return (c - tail_units) + (unit - dp_units); }
@@ -80,7 +83,6 @@ struct Schedule {
   template <class F>
   GEMMLAB_HD void for_each_contributor(int unit, F&& f) const {
     if (helper_k == 0) return;
-    const int helpers = clusters - tail_units;
     const int lo = (unit - dp_units) * helper_k, hi = lo + helper_k;
     // The helper whose range holds iteration lo: start from the proportional guess and step.
     int h = int(std::int64_t(lo) * helpers / helper_iters);
@@ -92,11 +94,12 @@ struct Schedule {
 };
 
 
-// How a launch splits its last wave: R tail units (0: whole units only) and the k-tiles [0, owner_k)
-// their owners multiply.
+// How a launch splits its last wave: R tail units (0: whole units only), the k-tiles [0, owner_k)
+// their owners multiply, and the H clusters that help with the rest.
 struct TailPlan {
   int units = 0;
   int owner_k = 0;
+  int helpers = 0;
 };
 
 // The kernels' description of their `stream_k` parameter (its values are TailMode's).
@@ -104,36 +107,74 @@ inline constexpr const char* kStreamKParamHelp =
     "a partial last wave shared out by a stream-K tail: 1 where the cost model predicts a gain (on an H100 "
     "8192^3 has one, 4096^3 not), 2 whenever the last wave is partial, 0 never (whole tiles only)";
 
-// Cost model of the tail, in k-tile times; measured on the H100 (docs/kernels/tensor-ladder.md,
-// "The stream-K tail"). A helper publishing one item (128 x 256 FP32 sums: 128 KB per CTA through
-// the SM's path to L2, about 2 us) costs about 3 k-tiles of compute; an owner waiting for and adding
-// one helper's sums about 2.
-inline constexpr int kPublishCost = 3, kAddCost = 2;
+// Cost model of the tail, in k-tile times. kTailCosts was fitted to per-CTA timestamps of tails
+// after whole waves on an H200 (BF16, 128 x 256 tiles; docs/kernels/tensor-ladder.md, "The stream-K
+// tail"): a helper's item costs about 5 k-tiles more than its k-tiles (refilling the pipeline, then
+// publishing 128 x 256 FP32 sums, 128 KB per CTA through the SM's path to L2), and an owner adding
+// one helper's sums about 3 (it reads them through one SM, so a unit with 16 helpers spends longer
+// adding than computing). So the model may give each tail unit only a few helpers (at most
+// max_helpers_per_unit) and let the other spare clusters stop. kSubWaveTailCosts is the first
+// model's (H100), with every spare cluster a helper: tails below a wave (library/tail.hpp) keep
+// it, as their rule (55% of K) was fitted to its figures and they have not been re-measured.
+struct TailCosts {
+  int publish, add;          // k-tile times per helper item and per helper added
+  int max_helpers_per_unit;  // 0: every spare cluster helps
+};
+inline constexpr TailCosts kTailCosts{5, 3, 8};
+inline constexpr TailCosts kSubWaveTailCosts{3, 2, 0};
 
-// The modelled tail of `units` walked by `clusters` resident clusters of k_tiles each: the owners'
-// share owner_k with the shortest modelled tail, the longer of an owner's path (owner_k k-tiles,
-// then adding each helper's sums) and a helper's (its share of the remaining k-tiles, plus publishing
-// each item), and that time in k-tiles. No tail (units 0) when the waves are whole, when there is
+// The modelled tail of `units` walked by `clusters` resident clusters of k_tiles each: the split
+// (owner_k, helpers) with the shortest modelled tail, the longer of an owner's path (owner_k k-tiles,
+// then adding each helper's sums) and a helper's (its share of the remaining k-tiles, plus each
+// item's cost), and that time in k-tiles. No tail (units 0) when the waves are whole, when there is
 // less than one wave (every cluster already has at most one unit), or when the tail's k-tile
 // iterations would not fit the kernels' 32-bit counters.
 struct TailModel {
   TailPlan plan;
   std::int64_t time = 0;  // k-tile times, against k_tiles for a whole last wave
 };
-inline TailModel model_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles) {
-  if (k_tiles < 2 || units <= clusters || units % clusters == 0) return {};
-  const std::int64_t tail = units % clusters, helpers = clusters - tail;
-  if (tail * k_tiles >= (std::int64_t(1) << 31)) return {};
-  std::int64_t best_time = 0, best_k = 0;
-  for (std::int64_t kc = 1; kc < k_tiles; ++kc) {
-    const std::int64_t hk = k_tiles - kc, total = tail * hk;
-    const std::int64_t per_helper = (total + helpers - 1) / helpers, even = total / helpers;
-    const std::int64_t items = std::min(tail, (per_helper + hk - 1) / hk + 1);  // units a helper's range meets
-    const std::int64_t contributors = std::min(helpers, even > 0 ? (hk + even - 1) / even + 1 : hk);
-    const std::int64_t time = std::max(kc + kAddCost * contributors, per_helper + kPublishCost * items);
-    if (best_k == 0 || time < best_time) best_time = time, best_k = kc;
+
+// One split's modelled time (see model_stream_k_tail; 32-bit: tail x k_tiles < 2^31).
+inline int stream_k_tail_time(int tail, int helpers, int k_tiles, int owner_k, const TailCosts& costs) {
+  const int hk = k_tiles - owner_k, total = tail * hk;
+  const int per_helper = (total + helpers - 1) / helpers, even = total / helpers;
+  int items = 0, contributors = 0;
+  if (total % helpers == 0 && hk % per_helper == 0) {  // equal ranges that tile each unit: one item each
+    items = 1, contributors = hk / per_helper;
+  } else {  // a range may straddle units
+    items = std::min(tail, (per_helper + hk - 1) / hk + 1);
+    contributors = std::min(helpers, even > 0 ? (hk + even - 1) / even + 1 : hk);
   }
-  return {{int(tail), int(best_k)}, best_time};
+  return std::max(owner_k + costs.add * contributors, per_helper + costs.publish * items);
+}
+
+// The helper counts tried: every spare cluster (owner_k searched over all of K), and m helpers per
+// tail unit for m up to max_helpers_per_unit, owner_k searched near where the owners' path (rising
+// with owner_k) meets the helpers' (falling), in a window wider than m so that it holds an owner_k
+// whose helper ranges tile each unit. That bounds the work per call to about K + 150 evaluations.
+inline TailModel model_stream_k_tail(std::int64_t units, std::int64_t clusters, std::int64_t k_tiles,
+                                     const TailCosts& costs = kTailCosts) {
+  if (k_tiles < 2 || units <= clusters || units % clusters == 0) return {};
+  const std::int64_t tail64 = units % clusters, spare = clusters - tail64;
+  if (tail64 * k_tiles >= (std::int64_t(1) << 31)) return {};
+  const int tail = int(tail64), k = int(k_tiles);
+  TailModel best;
+  auto consider = [&](int helpers, int lo, int hi) {
+    for (int kc = lo; kc <= hi; ++kc) {
+      const int time = stream_k_tail_time(tail, helpers, k, kc, costs);
+      if (best.plan.units == 0 || time < best.time) best = {{tail, kc, helpers}, time};
+    }
+  };
+  consider(int(spare), 1, k - 1);
+  for (int m = 1; m <= costs.max_helpers_per_unit && std::int64_t(m) * tail < spare; ++m) {
+    const int helpers = m * tail;
+    // Where the paths meet if each helper has one item and each owner m + 1 contributors.
+    const std::int64_t guess =
+        (std::int64_t(tail) * k + std::int64_t(helpers) * (costs.publish - costs.add * (m + 1))) / (helpers + tail);
+    const int w = 4 + m;
+    consider(helpers, int(std::clamp<std::int64_t>(guess - w, 1, k - 1)), int(std::clamp<std::int64_t>(guess + w, 1, k - 1)));
+  }
+  return best;
 }
 
 // The tail a launch takes: TailMode::when_faster keeps the modelled one only where it beats a whole
