@@ -74,9 +74,9 @@ struct Schedule {
     }
   }
 
-  // The workspace slot (0 .. H + R - 2 <= G - 2) of helper cluster c's item on tail unit `unit`. Along a helper's
-  // items the unit index grows by one, and the next helper starts on the unit where this one stopped
-  // or later, so helper + tail index is different for every item of the launch.
+  // The workspace slot (0 .. H + R - 2 <= G - 2) of helper cluster c's item on tail unit `unit`.
+  // Along a helper's items the unit index grows by one, and the next helper starts on the unit where
+  // this one stopped or later, so helper + tail index is different for every item of the launch.
   GEMMLAB_HD int slot(int c, int unit) const { return (c - tail_units) + (unit - dp_units); }
 
   // The helper clusters that hold k-tiles of tail unit `unit` (its owner finishes it): f(c) for each.
@@ -172,7 +172,8 @@ inline TailModel model_stream_k_tail(std::int64_t units, std::int64_t clusters, 
     const std::int64_t guess =
         (std::int64_t(tail) * k + std::int64_t(helpers) * (costs.publish - costs.add * (m + 1))) / (helpers + tail);
     const int w = 4 + m;
-    consider(helpers, int(std::clamp<std::int64_t>(guess - w, 1, k - 1)), int(std::clamp<std::int64_t>(guess + w, 1, k - 1)));
+    const auto clamp_k = [k](std::int64_t kc) { return int(std::clamp<std::int64_t>(kc, 1, k - 1)); };
+    consider(helpers, clamp_k(guess - w), clamp_k(guess + w));
   }
   return best;
 }
