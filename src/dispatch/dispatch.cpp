@@ -338,13 +338,13 @@ std::string model_words(const Choice& c, const Problem& p) {
                          c.tf32.cluster,
                          p.a.k_major ? "" : "; A is M-major and is first copied K-major (TF32 wgmma reads K-major tiles only)");
     case Family::skinny:
+      if (c.skinny.bulk && c.skinny.persistent)
+        return fmt::format("a short side of D: mma.sync with it as the 8-wide operand; a long operand: W and X stream "
+                           "through TMA stages, {}, each an even share of every tile's stages (tiles cut between CTAs "
+                           "are added in a fixed order)",
+                           c.skinny.splits > 1 ? fmt::format("{} CTAs a tile", c.skinny.splits) : std::string("one CTA an SM"));
       return fmt::format("a short side of D: mma.sync with it as the 8-wide operand, k split over clusters of {}{}",
-                         c.skinny.splits,
-                         c.skinny.bulk && c.skinny.persistent
-                             ? "; a long operand: W and X stream through TMA stages, one CTA an SM, each an even share of "
-                               "every tile's stages (tiles cut between CTAs are added in a fixed order)"
-                         : c.skinny.bulk ? "; a long operand: W and X stream through TMA stages, one CTA an SM"
-                                         : "");
+                         c.skinny.splits, c.skinny.bulk ? "; a long operand: W and X stream through TMA stages, one CTA an SM" : "");
     case Family::skinny_simt:
       return fmt::format("a short side of D: FP32 products on CUDA cores streaming the long operand, k split over "
                          "clusters of {}",

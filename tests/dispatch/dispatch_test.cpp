@@ -1159,7 +1159,13 @@ TEST(DispatchSkinny, ThePersistentGridsChecksAndWorkspace) {
     return skinny_reject(p, c, dev, workspace).value_or("accepted");
   };
   EXPECT_NE(why(decode, SkinnyConfig{1, 0, 1}, ws).find("only the TMA-fed form"), std::string::npos);
-  EXPECT_NE(why(decode, SkinnyConfig{2, 1, 1}, ws).find("splits must be 1, not 2"), std::string::npos);
+  // With splits s, s CTAs a tile: 112 tiles x 2, 2 slots each; past the context's counters, refused.
+  EXPECT_FALSE(skinny_reject(decode, SkinnyConfig{2, 1, 1}, dev, ws));
+  EXPECT_EQ(skinny_workspace_bytes(decode, SkinnyConfig{2, 1, 1}, dev), 224u * 2u * 256u * 16u * 4u);
+  const Problem lm_head_long = problem(DataType::bf16, DataType::bf16, 1, 600000, 4096);  // 2344 tiles
+  EXPECT_FALSE(skinny_reject(lm_head_long, SkinnyConfig{1, 1, 1}, dev, std::size_t(1) << 30));
+  EXPECT_NE(why(lm_head_long, SkinnyConfig{2, 1, 1}, std::size_t(1) << 30).find("4688 CTAs (2344 tiles times splits 2)"),
+            std::string::npos);
   EXPECT_NE(why(decode, SkinnyConfig{1, 1, 2}, ws).find("persistent must be 0 or 1"), std::string::npos);
   EXPECT_NE(why(decode, persistent, 1 << 20).find("take 4325376 bytes of workspace, the call has 1048576"),
             std::string::npos);

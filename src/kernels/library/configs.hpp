@@ -42,9 +42,10 @@ struct SkinnyConfig {
   // 1: W and X reach the warps through TMA stages filled by a producer warp (skinny_bulk.cuh), one
   // CTA an SM; 0: each lane loads its own fragments (skinny.cuh).
   int bulk = 0;
-  // With bulk, 1: a persistent grid (one CTA an SM, splits 1, one problem): each CTA takes an even
-  // share of all the (tile, stage) pairs, and a tile whose stages fall to two or more CTAs is
-  // added up in a fixed order through the workspace; 0: a CTA a tile (and split).
+  // With bulk, 1: a persistent grid (one problem) of one CTA an SM (splits 1) or of `splits` CTAs
+  // a tile, in no cluster: each CTA takes an even share of all the (tile, stage) pairs, and a tile
+  // whose stages fall to two or more CTAs is added up in a fixed order through the workspace;
+  // 0: a CTA a tile (and split, the split's CTAs a cluster).
   int persistent = 0;
 };
 

@@ -142,16 +142,17 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
 }
 
 // The TMA-fed form's persistent grid (SkinnyConfig::persistent): its units (a tile's stages each),
-// one CTA an SM, at most one a unit.
+// and its CTAs, at most one a unit: one an SM with splits 1, else `splits` a tile.
 std::int64_t persistent_units(const Problem& p, const Sides& s) {
   return cdiv(s.big, bulk_tile(mt_for(s.small))) * cdiv(p.k, bulk_k(p));
 }
-std::int64_t persistent_ctas(const Problem& p, const Sides& s, const DeviceState& state) {
-  return std::max<std::int64_t>(1, std::min<std::int64_t>(persistent_units(p, s), state.props.sm_count));
+std::int64_t persistent_ctas(const Problem& p, const Sides& s, const SkinnyConfig& c, const DeviceState& state) {
+  const std::int64_t wanted = c.splits > 1 ? cdiv(s.big, bulk_tile(mt_for(s.small))) * c.splits : state.props.sm_count;
+  return std::max<std::int64_t>(1, std::min<std::int64_t>(persistent_units(p, s), wanted));
 }
 // Its workspace after X's copy: two slots of a tile's sums per CTA.
-std::size_t persistent_partials_bytes(const Problem& p, const Sides& s, const DeviceState& state) {
-  return align256(std::size_t(persistent_ctas(p, s, state)) * 2 * std::size_t(bulk_sums(mt_for(s.small))) * sizeof(float));
+std::size_t persistent_partials_bytes(const Problem& p, const Sides& s, const SkinnyConfig& c, const DeviceState& state) {
+  return align256(std::size_t(persistent_ctas(p, s, c, state)) * 2 * std::size_t(bulk_sums(mt_for(s.small))) * sizeof(float));
 }
 
 // What the TMA-fed form adds to the checks: its types, and tensor maps over W and X
@@ -415,7 +416,7 @@ bool skinny_first(const Problem& p) {
 std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c, const DeviceState& state) {
   if (!skinny_shape(p)) return 0;
   const Sides s = sides_of(p);
-  return x_copy_bytes(p, s, !c.bulk) + (c.bulk && c.persistent ? persistent_partials_bytes(p, s, state) : 0);
+  return x_copy_bytes(p, s, !c.bulk) + (c.bulk && c.persistent ? persistent_partials_bytes(p, s, c, state) : 0);
 }
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
@@ -428,8 +429,6 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   if (c.bulk != 0 && c.bulk != 1) return fmt::format("bulk must be 0 or 1, not {}", c.bulk);
   if (c.persistent != 0 && c.persistent != 1) return fmt::format("persistent must be 0 or 1, not {}", c.persistent);
   if (c.persistent && !c.bulk) return std::string("persistent: only the TMA-fed form (bulk=1) has a persistent grid");
-  if (c.persistent && c.splits != 1)
-    return fmt::format("persistent: the persistent grid shares out k itself; splits must be 1, not {}", c.splits);
   if (c.persistent && (p.batch != 1 || p.grouped())) return std::string("persistent: one problem only, not a batch");
   const std::int64_t tile = !skinny_shape(p) ? 1 : c.bulk ? bulk_tile(mt_for(sides_of(p).small)) : tile_big(mt_for(sides_of(p).small));
   if (auto why = shared_reject(p, c, state, workspace_bytes, kMaxSmall, tile, 8, !c.bulk)) return why;
@@ -438,6 +437,9 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
   if (auto why = bulk_reject(p, s)) return why;
   if (c.persistent) {
     if (persistent_units(p, s) > INT_MAX) return std::string("persistent: too many tiles and stages for the grid's 32-bit units");
+    if (const std::int64_t ctas = persistent_ctas(p, s, c, state); ctas > kFlagCount)
+      return fmt::format("persistent: {} CTAs ({} tiles times splits {}), past the {} counters of the context", ctas,
+                         cdiv(s.big, bulk_tile(mt_for(s.small))), c.splits, kFlagCount);
     if (const std::size_t bytes = skinny_workspace_bytes(p, c, state); bytes > workspace_bytes)
       return fmt::format("persistent: the partial sums of shared tiles take {} bytes of workspace, the call has {}", bytes,
                          workspace_bytes);
@@ -456,10 +458,12 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     const DType t = p.ab == DataType::bf16 ? DType::bf16 : p.ab == DataType::f16 ? DType::f16 : DType::f32;
     const std::int64_t w_items = a.stride_w == 0 ? 1 : p.batch, x_items = a.stride_x == 0 ? 1 : p.batch;
     // Boxes of 128-byte rows, swizzled: 64 W rows by bk of k (K-major), or bk of k by 128 bytes of
-    // W rows (big-major); X's rows (8 mt) by bk of k.
+    // W rows (big-major); X's rows (8 mt) by bk of k. A big-major W is fetched a box row at a time
+    // (tma.hpp, L2Promotion); a K-major one keeps 256 bytes, the next stage's half of each row.
     const CUtensorMap w_map =
         s.w->k_major ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, int(bk), tc::Swizzle::b128)
-                     : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128);
+                     : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128,
+                                              tc::L2Promotion::b128);
     const CUtensorMap x_map =
         tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, int(bk), tc::Swizzle::b128);
     const skinny::BulkKernel kernel = bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major);
@@ -469,8 +473,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
       sa.units = int(persistent_units(p, s)), sa.stages = int(cdiv(p.k, bk));
       sa.partials = reinterpret_cast<float*>(env.scratch.data + x_copy_bytes(p, s, false));
       sa.flags = env.scratch.flags;
-      const std::int64_t ctas = persistent_ctas(p, s, *env.device);
-      if (ctas > kFlagCount) throw Error("skinny kernel: the persistent grid has a counter per CTA, and more CTAs than counters");
+      const std::int64_t ctas = persistent_ctas(p, s, c, *env.device);
       const KernelLaunch run(dim3(unsigned(ctas), 1, 1), dim3(unsigned(bulk_threads(mt)), 1, 1),
                              std::size_t(bulk_smem_bytes(mt)), env.queue());
       GEMMLAB_CUDA(run(kernel, w_map, x_map, sa));
@@ -520,7 +523,7 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std
 }
 
 std::vector<SkinnyConfig> skinny_configs() {
-  return {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 1, 1}};
+  return {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {1, 1}, {2, 1}, {4, 1}, {8, 1}, {1, 1, 1}, {2, 1, 1}, {4, 1, 1}, {8, 1, 1}};
 }
 
 // ---- The CUDA-core form ----------------------------------------------------------------------

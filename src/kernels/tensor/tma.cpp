@@ -60,7 +60,8 @@ CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std
 }
 
 CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                               std::int64_t depth, std::int64_t stride, int box_rows, int box_cols, Swizzle swizzle) {
+                               std::int64_t depth, std::int64_t stride, int box_rows, int box_cols, Swizzle swizzle,
+                               L2Promotion promotion) {
   CUtensorMap map{};
   const std::size_t es = dtype_size(t);
   const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(depth)};  // innermost first
@@ -71,7 +72,7 @@ CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std
   const CUresult r = encode_fn()(&map, tma_type(t), 3, const_cast<void*>(base), dims, strides, box, elem_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  cu_swizzle(swizzle),
-                                 CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                 promotion == L2Promotion::b128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled failed (CUresult {}) for {} {} x {} {} matrices (ld {}, stride {}), "
                             "box {} x {}", int(r), depth, rows, cols, dtype_name(t), ld, stride, box_rows, box_cols));

@@ -23,13 +23,22 @@ enum class Swizzle { none, b128, b64 };
 CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
                                int box_cols, Swizzle swizzle);
 
+// How much the L2 fetches from DRAM for a box row that misses: 256 bytes (the default; a tile
+// kernel reads the neighbouring bytes soon after, and they come in the same fetch), or 128. An
+// operand streamed once in boxes of 128-byte rows along its long side (the TMA-fed skinny form's
+// big-major W) reads faster with 128: with 256 a fifth of its sectors also crossed between the
+// L2's two partitions, and the kernel drew less of the DRAM's bandwidth (docs/shapes.md, "L2
+// promotion for a streamed W").
+enum class L2Promotion { b128, b256 };
+
 // A 3-D tensor map over `depth` matrices of `rows` x `cols` (row-major, `ld` elements between rows,
 // `stride` between matrices) of `t` at `base`, copied in boxes of box_rows x box_cols of one
 // matrix. depth = 1 describes a single matrix (stride unused). TMA needs base 16-byte aligned,
 // ld and stride multiples of 16 bytes, and stride >= ld * rows (the matrices do not interleave);
 // tma_layout_ok checks that first. Throws Error if the encoding is rejected.
 CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                               std::int64_t depth, std::int64_t stride, int box_rows, int box_cols, Swizzle swizzle);
+                               std::int64_t depth, std::int64_t stride, int box_rows, int box_cols, Swizzle swizzle,
+                               L2Promotion promotion = L2Promotion::b256);
 bool tma_layout_ok(const void* base, std::size_t element_bytes, std::int64_t rows, std::int64_t ld, std::int64_t depth,
                    std::int64_t stride);
 
