@@ -47,7 +47,8 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
                                          std::size_t workspace_bytes);
 // The workspace of the copy of the short operand, when it is not K-major in 16-byte rows and the
 // form cannot read it as stored (the register path reads most MN-major ones of at most 16 columns),
-// then the persistent grid's partial sums (SkinnyConfig::persistent; its CTAs are the GPU's SMs).
+// then the persistent grid's partial sums (SkinnyConfig::persistent; two slots a CTA, its CTAs
+// the GPU's SMs, or `splits` a tile).
 std::size_t skinny_workspace_bytes(const Problem& p, const SkinnyConfig& c, const DeviceState& state);
 void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env);
 
