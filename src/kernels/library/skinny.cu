@@ -84,6 +84,8 @@ std::int64_t bulk_k(const Problem& p) { return 128 / elem_bytes(p); }
 template <int MT> using BulkLayoutOf = skinny::BulkLayout<skinny::u16, MT, true, (MT >= 4)>;
 // W rows of a CTA: 256, or 128 for the wgmma form (twice the CTAs over the same W).
 std::int64_t bulk_tile(int mt) { return mt >= 4 ? BulkLayoutOf<8>::kTile : BulkLayoutOf<1>::kTile; }
+// The TMA-fed form's tiles of W rows (one batch item).
+std::int64_t bulk_tiles(const Sides& s) { return cdiv(s.big, bulk_tile(mt_for(s.small))); }
 int bulk_smem_bytes(int mt) {
   return mt == 1 ? BulkLayoutOf<1>::kSmemBytes : mt == 2 ? BulkLayoutOf<2>::kSmemBytes
        : mt == 4 ? BulkLayoutOf<4>::kSmemBytes : BulkLayoutOf<8>::kSmemBytes;
@@ -144,10 +146,10 @@ std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
 // The TMA-fed form's persistent grid (SkinnyConfig::persistent): its units (a tile's stages each),
 // and its CTAs, at most one a unit: one an SM with splits 1, else `splits` a tile.
 std::int64_t persistent_units(const Problem& p, const Sides& s) {
-  return cdiv(s.big, bulk_tile(mt_for(s.small))) * cdiv(p.k, bulk_k(p));
+  return bulk_tiles(s) * cdiv(p.k, bulk_k(p));
 }
 std::int64_t persistent_ctas(const Problem& p, const Sides& s, const SkinnyConfig& c, const DeviceState& state) {
-  const std::int64_t wanted = c.splits > 1 ? cdiv(s.big, bulk_tile(mt_for(s.small))) * c.splits : state.props.sm_count;
+  const std::int64_t wanted = c.splits > 1 ? bulk_tiles(s) * c.splits : state.props.sm_count;
   return std::max<std::int64_t>(1, std::min<std::int64_t>(persistent_units(p, s), wanted));
 }
 // Its workspace after X's copy: two slots of a tile's sums per CTA.
@@ -439,7 +441,7 @@ std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c
     if (persistent_units(p, s) > INT_MAX) return std::string("persistent: too many tiles and stages for the grid's 32-bit units");
     if (const std::int64_t ctas = persistent_ctas(p, s, c, state); ctas > kFlagCount)
       return fmt::format("persistent: {} CTAs ({} tiles times splits {}), past the {} counters of the context", ctas,
-                         cdiv(s.big, bulk_tile(mt_for(s.small))), c.splits, kFlagCount);
+                         bulk_tiles(s), c.splits, kFlagCount);
     if (const std::size_t bytes = skinny_workspace_bytes(p, c, state); bytes > workspace_bytes)
       return fmt::format("persistent: the partial sums of shared tiles take {} bytes of workspace, the call has {}", bytes,
                          workspace_bytes);
@@ -479,7 +481,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
       GEMMLAB_CUDA(run(kernel, w_map, x_map, sa));
       return;
     }
-    const KernelLaunch run(dim3(unsigned(cdiv(s.big, bulk_tile(mt)) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
+    const KernelLaunch run(dim3(unsigned(bulk_tiles(s) * c.splits), unsigned(std::min<std::int64_t>(p.batch, 65535)), 1),
                            dim3(unsigned(bulk_threads(mt)), 1, 1), std::size_t(bulk_smem_bytes(mt)),
                            env.queue(), unsigned(c.splits));
     GEMMLAB_CUDA(run(kernel, w_map, x_map, a));
@@ -501,7 +503,7 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std
     // wave draws the bandwidth.
     c.bulk = 1;
     const int sms = std::max(1, state.props.sm_count);
-    const std::int64_t tiles = cdiv(s.big, bulk_tile(mt)) * p.batch;
+    const std::int64_t tiles = bulk_tiles(s) * p.batch;
     c.splits = splits_for(tiles, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
     // The persistent grid where the tiles make two waves or more (an LM head: 501 tiles of 256
     // rows at 128256) and a tile has at least 64 stages (k of 4096 for 16-bit operands): the plain

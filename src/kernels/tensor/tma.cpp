@@ -40,6 +40,10 @@ CUtensorMapSwizzle cu_swizzle(Swizzle s) {
   return s == Swizzle::b128 ? CU_TENSOR_MAP_SWIZZLE_128B : s == Swizzle::b64 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_NONE;
 }
 
+CUtensorMapL2promotion cu_promotion(L2Promotion p) {
+  return p == L2Promotion::b128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 }  // namespace
 
 CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std::int64_t cols, int box_rows,
@@ -72,7 +76,7 @@ CUtensorMap make_tensor_map_3d(const void* base, DType t, std::int64_t rows, std
   const CUresult r = encode_fn()(&map, tma_type(t), 3, const_cast<void*>(base), dims, strides, box, elem_strides,
                                  CU_TENSOR_MAP_INTERLEAVE_NONE,
                                  cu_swizzle(swizzle),
-                                 promotion == L2Promotion::b128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                                 cu_promotion(promotion), CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw Error(fmt::format("cuTensorMapEncodeTiled failed (CUresult {}) for {} {} x {} {} matrices (ld {}, stride {}), "
                             "box {} x {}", int(r), depth, rows, cols, dtype_name(t), ld, stride, box_rows, box_cols));
