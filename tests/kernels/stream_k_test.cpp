@@ -27,7 +27,7 @@ struct Item {
 std::vector<Item> items_of(int units, int k_tiles, int clusters, TailPlan tail) {
   std::vector<Item> items;
   for (int c = 0; c < clusters; ++c) {
-    const Schedule s(units, k_tiles, c, clusters, tail.units, tail.owner_k, tail.helpers);
+    const Schedule s(units, k_tiles, c, clusters, tail);
     s.for_each<true>([&](int u, int kb, int ke) { items.push_back({c, u, kb, ke}); });
   }
   return items;
@@ -54,7 +54,7 @@ void check_schedule(int units, int k_tiles, int clusters, const TailPlan& plan) 
 
   // Partial items are the helpers' (clusters without a tail unit), in the tail, and no two share
   // a workspace slot.
-  const Schedule any(units, k_tiles, 0, clusters, tail, plan.owner_k, plan.helpers);
+  const Schedule any(units, k_tiles, 0, clusters, plan);
   std::set<int> slots;
   for (const Item& it : items) {
     if (it.kb == 0) continue;
@@ -83,7 +83,7 @@ void check_schedule(int units, int k_tiles, int clusters, const TailPlan& plan) 
     std::set<int> expected = workers[unit];
     expected.erase(f);
     std::set<int> listed;
-    const Schedule s(units, k_tiles, f, clusters, tail, plan.owner_k, plan.helpers);
+    const Schedule s(units, k_tiles, f, clusters, plan);
     if (unit >= units - tail) s.for_each_contributor(unit, [&](int c) { listed.insert(c); });
     EXPECT_EQ(listed, expected) << "unit " << unit;
     for (int c : listed) EXPECT_GT(c, f) << "contributors come after their finisher";
@@ -162,7 +162,7 @@ TEST(StreamKSchedule, HelperRangesAreExactBeyond32BitProducts) {
       const int clusters = 132, owner_k = 1;
       if (std::int64_t(tail) * k_tiles >= (std::int64_t(1) << 31)) continue;
       const int helpers = clusters - tail;
-      const Schedule s(/*units=*/tail + 300, k_tiles, 0, clusters, tail, owner_k, helpers);
+      const Schedule s(/*units=*/tail + 300, k_tiles, 0, clusters, {tail, owner_k, helpers});
       for (int h = 0; h <= helpers; ++h)
         EXPECT_EQ(s.helper_begin(h), int(std::int64_t(s.helper_iters) * h / helpers)) << tail << " " << k_tiles << " " << h;
     }

@@ -136,9 +136,7 @@ void launch(const Problem& p, const Sm90Config& c, const LaunchEnv& env, const S
   if (plan.tail.units > 0) {
     args.sk.partials = reinterpret_cast<float*>(env.scratch.data);
     args.sk.flags = env.scratch.flags;
-    args.sk.tail_units = plan.tail.units;
-    args.sk.owner_k = plan.tail.owner_k;
-    args.sk.helpers = plan.tail.helpers;
+    args.sk.tail = plan.tail;
   }
   const KernelLaunch run(dim3(unsigned(plan.grid_ctas)), dim3(Cfg::kThreads), Cfg::kSmemBytes, env.queue(),
                             Cfg::kCluster);

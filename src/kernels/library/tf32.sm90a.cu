@@ -52,9 +52,7 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
   if (plan.tail.units > 0) {
     args.sk.partials = plan.stream_k;
     args.sk.flags = env.scratch.flags;
-    args.sk.tail_units = plan.tail.units;
-    args.sk.owner_k = plan.tail.owner_k;
-    args.sk.helpers = plan.tail.helpers;
+    args.sk.tail = plan.tail;
   }
   const KernelLaunch run(dim3(unsigned(plan.grid_ctas)), dim3(K::kThreads), K::kSmemBytes, env.queue(), CLUSTER);
   GEMMLAB_CUDA(run(&tc::sm90::hopper_tf32_gemm<CLUSTER, B_KMAJOR, FUSED, BM>, ma, mb, md, args));

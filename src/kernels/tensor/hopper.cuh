@@ -174,7 +174,7 @@ struct HopperArgs {
   int group_m;        // tile rows per raster group (persistent order)
   int tma_store;      // D's rows and items are 16-byte aligned: the TMA epilogue may be used
   int pair_stores;    // two adjacent outputs may be stored as one 8- (or 4-) byte access
-  StreamK sk;         // the stream-K tail (sk.tail_units == 0: whole units only)
+  StreamK sk;         // the stream-K tail (sk.tail.units == 0: whole units only)
   int groups;         // grouped: group count and the device offsets (cumulative row ends)
   const int* offsets;
   // Split-K (0: none): batch item z multiplies k-tiles [z * k_split, (z + 1) * k_split) of one A and
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int units = walker.total(args.batch);
   const int first_unit = cluster_id, unit_step = Cfg::kPersistent ? clusters : units;
   // Persistent grids walk whole units round-robin, then their share of the stream-K tail.
-  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail_units, args.sk.owner_k, args.sk.helpers);
+  const Schedule sched(units, k_tiles, cluster_id, clusters, args.sk.tail);
 
   // ---- producer: one thread walks the same sequence of (tile, k-tile) as the consumers ---------
   // Operand coordinates: A's rows start at a_row, its batch item is a_z; B's columns at b_col.

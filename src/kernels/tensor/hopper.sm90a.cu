@@ -124,9 +124,7 @@ void launch_hopper(const Operands& o, float alpha, float beta, const ExecContext
     static_assert(2 * 1024 <= kStreamKFlags, "a flag per CTA and consumer warpgroup");
     sk.partials = static_cast<float*>(stream_k);
     sk.flags = stream_k_flags(ctx.stream);
-    sk.tail_units = tail.units;
-    sk.owner_k = tail.owner_k;
-    sk.helpers = tail.helpers;
+    sk.tail = tail;
   }
   HopperArgs args{};
   args.M = int(o.shape.m), args.N = int(o.shape.n), args.K = int(o.shape.k);

@@ -84,7 +84,7 @@ struct Tf32Args {
   epi::Params epi;       // alpha, beta, bias, activation
   int group_m;           // tile rows per raster group
   int tma_store;         // D's rows and items are 16-byte aligned: the TMA epilogue may be used (beta == 0)
-  StreamK sk;            // the stream-K tail (sk.tail_units == 0: whole tiles only)
+  StreamK sk;            // the stream-K tail (sk.tail.units == 0: whole tiles only)
   int k_split;           // split-K: k-tiles per batch item, as in HopperArgs::k_split (0: none)
 };
 
@@ -137,8 +137,7 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   const int per_item = tiles_m * units_n, units = per_item * args.batch,
             k_tiles = args.k_split > 0 ? args.k_split : (args.K + BK - 1) / BK;
   const int group_m = args.group_m > 0 ? args.group_m : tiles_m;
-  const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail_units, args.sk.owner_k,
-                       args.sk.helpers);
+  const Schedule sched(units, k_tiles, blockIdx.x / CLUSTER, gridDim.x / CLUSTER, args.sk.tail);
   // Unit u -> tile (tm, tn) of batch item `item`.
   auto tile_of = [&](int u, int& tm, int& tn, int& item) {
     item = u / per_item;

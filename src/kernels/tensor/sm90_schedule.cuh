@@ -12,9 +12,7 @@ namespace gemmlab::tc::sm90 {
 struct StreamK {
   float* partials = nullptr;   // one slot of BM x BN floats per CTA (laid out per consumer thread)
   unsigned* flags = nullptr;   // one per CTA and consumer warpgroup; all zero between launches
-  int tail_units = 0;          // R: units processed by stream-K (0 = purely data-parallel)
-  int owner_k = 0;             // k-tiles of a tail unit its owner multiplies (TailPlan)
-  int helpers = 0;             // H: clusters that help with the tail's other k-tiles (TailPlan)
+  TailPlan tail;               // tail.units == 0: whole units only, no stream-K tail
 };
 
 // Spin until another CTA has published its slot (acquire at GPU scope), then clear the flag for the

@@ -31,6 +31,14 @@
 
 namespace gemmlab::tc {
 
+// How a launch splits its last wave: R tail units (0: whole units only), the k-tiles [0, owner_k)
+// their owners multiply, and the H clusters that help with the rest.
+struct TailPlan {
+  int units = 0;
+  int owner_k = 0;
+  int helpers = 0;
+};
+
 struct Schedule {
   int k_tiles, cluster, clusters;  // cluster: this CTA's cluster index; clusters: G
   int dp_units;                    // units processed whole
@@ -40,10 +48,10 @@ struct Schedule {
   int helper_k;                    // k-tiles [owner_k, K) of every tail unit go to the helpers
   int helper_iters;                // R x helper_k (< 2^31, see plan_stream_k_tail)
 
-  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, int tail_units_, int owner_k_, int helpers_)
-      : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail_units_),
-        tail_units(tail_units_), owner_k(owner_k_), helpers(helpers_), helper_k(k_tiles_ - owner_k_),
-        helper_iters(tail_units_ * (k_tiles_ - owner_k_)) {}
+  GEMMLAB_HD Schedule(int units_, int k_tiles_, int cluster_, int clusters_, TailPlan tail)
+      : k_tiles(k_tiles_), cluster(cluster_), clusters(clusters_), dp_units(units_ - tail.units),
+        tail_units(tail.units), owner_k(tail.owner_k), helpers(tail.helpers), helper_k(k_tiles_ - tail.owner_k),
+        helper_iters(tail.units * (k_tiles_ - tail.owner_k)) {}
 
   // Helper h's range of helper iterations is [helper_begin(h), helper_begin(h + 1)); iteration i is
   // k-tile owner_k + i % helper_k of tail unit i / helper_k. That is helper_iters * h / helpers,
@@ -91,15 +99,6 @@ struct Schedule {
     for (; h < helpers && helper_begin(h) < hi; ++h)
       if (helper_begin(h + 1) > helper_begin(h)) f(tail_units + h);
   }
-};
-
-
-// How a launch splits its last wave: R tail units (0: whole units only), the k-tiles [0, owner_k)
-// their owners multiply, and the H clusters that help with the rest.
-struct TailPlan {
-  int units = 0;
-  int owner_k = 0;
-  int helpers = 0;
 };
 
 // The kernels' description of their `stream_k` parameter (its values are TailMode's).
