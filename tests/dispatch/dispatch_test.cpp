@@ -57,7 +57,8 @@ std::array<int, kSkinnyMaxSplits> clustered(int per_sm) {
     case 5: return {660, 660, 609, 616, 620, 606, 588, 616};
     case 4: return {528, 528, 489, 496, 470, 474, 483, 496};
     case 3: return {396, 396, 372, 368, 345, 372, 329, 360};
-    default: return {264, 264, 237, 248, 235, 234, 224, 240};
+    case 2: return {264, 264, 237, 248, 235, 234, 224, 240};
+    default: return {132, 132, 117, 120, 110, 102, 105, 120};
   }
 }
 void set_resident(DeviceState& s, std::size_t kernel, int per_sm) {
@@ -83,6 +84,8 @@ void set_skinny_resident(DeviceState& s) {
   for (const Mma& k : mma) set_resident(s, skinny_mma_kernel_index(k.mt, k.wide, k.w_kmajor, k.x_kmajor), k.per_sm);
   for (bool w_kmajor : {false, true})
     for (int cols : {1, 2, 4, 8, 16}) set_resident(s, skinny_simt_kernel_index(cols, w_kmajor), 2);
+  // The TMA-fed form: one CTA an SM (its shared memory).
+  for (int mt : {1, 2, 4, 8}) set_resident(s, skinny_bulk_kernel_index(mt), 1);
 }
 
 DeviceState h100() {
@@ -1045,9 +1048,10 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   // 112 tiles: 0.85 of a wave; 2 splits make 1.70 waves at a cost of 0.87 against 0.85.
   EXPECT_EQ(model(16, 28672, 8192).bulk, 1);
   EXPECT_EQ(model(16, 28672, 8192).splits, 1);
-  // 32 tiles: 3 splits make 0.73 of a wave (cost 0.252; 2 splits 0.255, 4 splits 0.257).
+  // 32 tiles: 2 splits make 0.48 of a wave (cost 0.255); 3 splits 0.82 of the 117 CTAs resident
+  // in clusters of 3 (0.284), 4 splits a second wave past the 120 in clusters of 4 (0.398).
   EXPECT_EQ(model(16, 8192, 28672).bulk, 1);
-  EXPECT_EQ(model(16, 8192, 28672).splits, 3);
+  EXPECT_EQ(model(16, 8192, 28672).splits, 2);
   EXPECT_EQ(model(16, 28672, 8192).persistent, 0);  // under two waves: CTAs a tile each
   EXPECT_EQ(model(16, 8192, 28672).persistent, 0);
   // An LM head: 501 tiles, 3.8 waves, shared out evenly by a persistent grid of a CTA an SM.
@@ -1060,10 +1064,9 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
   EXPECT_EQ(model(1, 4096, 4096).bulk, 0);     // 32 MiB
   EXPECT_EQ(model(16, 4096, 14336).bulk, 0);   // 112 MiB
   EXPECT_EQ(model(48, 28672, 8192).bulk, 0);   // more than 32 rows: the tile kernel
-  // 17 to 32 rows by wgmma, tiles of 128 rows: 32 tiles, 3 splits make 0.73 of a wave (cost 0.252;
-  // 2 splits 0.255, 4 splits 0.257).
+  // 17 to 32 rows by wgmma, tiles of 128 rows: 32 tiles, 2 splits as above.
   EXPECT_EQ(model(32, 4096, 4096).bulk, 1);
-  EXPECT_EQ(model(32, 4096, 4096).splits, 3);
+  EXPECT_EQ(model(32, 4096, 4096).splits, 2);
   EXPECT_EQ(model(24, 3072, 1024).bulk, 0);  // k under 2048: the tile kernel
   // A short n against 512 MiB of A (W = A, K-major): 64 tiles, 2 splits make 0.97 of a wave.
   EXPECT_EQ(model(16384, 8, 16384).bulk, 1);
@@ -1133,6 +1136,23 @@ TEST(DispatchSkinny, TakesTheTmaFedFormForLongDecodeOperands) {
                 .value_or("accepted")
                 .find("no TMA-fed form"),
             std::string::npos);
+}
+
+// The TMA-fed form's split counts a wave as the CTAs resident at once in clusters of the split, as
+// the context measured them: where it could not, one CTA an SM, and the split is the one that
+// model takes (3 slices of 32 tiles, 96 CTAs; 4 would be 128).
+TEST(DispatchSkinny, TheTmaFedFormsSplitCountsTheClustersResident) {
+  DeviceState dev = h100();
+  const Problem p = problem(DataType::bf16, DataType::bf16, 16, 8192, 28672);
+  EXPECT_EQ(skinny_model_choice(p, dev).splits, 2);
+  for (int mt : {1, 2, 4, 8})
+    for (int s = 1; s <= kSkinnyMaxSplits; ++s) dev.skinny_resident[skinny_bulk_kernel_index(mt) * kSkinnyMaxSplits + s - 1] = 0;
+  EXPECT_EQ(skinny_model_choice(p, dev).splits, 3);
+  // 16 tiles: one CTA an SM counted, 5 slices (80 CTAs, 0.61 of a wave); with the clusters
+  // resident, 80 of 110 make 0.73 of one and 4 slices cost less (64 of 120).
+  const Problem sixteen = problem(DataType::bf16, DataType::bf16, 16, 4096, 36864);
+  EXPECT_EQ(skinny_model_choice(sixteen, dev).splits, 5);
+  EXPECT_EQ(skinny_model_choice(sixteen, h100()).splits, 4);
 }
 
 // The TMA-fed form's persistent grid: one CTA an SM, each an even share of every tile's stages, the

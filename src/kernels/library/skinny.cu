@@ -329,6 +329,14 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_st
   return best;
 }
 
+// The CTAs of skinny kernel `index` resident at once in clusters of s as prepare_skinny measured
+// them; `otherwise` where the context could not.
+int resident_ctas(const DeviceState& state, std::size_t index, int s, int otherwise) {
+  const std::size_t i = index * kMaxSplits + std::size_t(s - 1);
+  const int measured = i < state.skinny_resident.size() ? state.skinny_resident[i] : 0;
+  return measured > 0 ? measured : otherwise;
+}
+
 // The splits of kernel `index` (launched in clusters of its split, its CTAs of `warps` warps, each
 // warp a worker): a warp keeps at least 2 k-steps, a wave draws the bandwidth from 4/5 full, and a
 // later wave costs a tenth of one more (fitted on `tune` grids of every split, docs/shapes.md, "The
@@ -336,11 +344,7 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_st
 // A cluster's CTAs share one GPC, so the CTAs resident at once fall unevenly with the cluster size
 // (prepare_skinny measures them); where the context could not, 4 an SM.
 int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index) {
-  const auto resident = [&](int s) {
-    const std::size_t i = index * kMaxSplits + std::size_t(s - 1);
-    const int measured = i < state.skinny_resident.size() ? state.skinny_resident[i] : 0;
-    return measured > 0 ? measured : 4 * std::max(1, state.props.sm_count);
-  };
+  const auto resident = [&](int s) { return resident_ctas(state, index, s, 4 * std::max(1, state.props.sm_count)); };
   return splits_for(tiles, steps, warps, 2, resident, 0.8, 0.1);
 }
 
@@ -350,7 +354,7 @@ void prepare_skinny(DeviceState& state) {
   state.skinny_resident.assign(kSkinnyKernels * kMaxSplits, 0);
   if (state.cc < 90) return;
   // The CTAs of `kernel` resident at once on the GPU in clusters of 1 .. kMaxSplits.
-  auto count = [&](auto kernel, int warps, std::size_t index) {
+  auto count = [&](auto kernel, int warps, std::size_t index, int smem_bytes = 0) {
     if (!kernel) return;  // a combination the library does not instantiate
     for (int s = 1; s <= kMaxSplits; ++s) {
       cudaLaunchAttribute cluster{};
@@ -359,6 +363,7 @@ void prepare_skinny(DeviceState& state) {
       cudaLaunchConfig_t config{};
       config.gridDim = dim3(unsigned(s * std::max(1, state.props.sm_count)), 1, 1);
       config.blockDim = dim3(unsigned(32 * warps), 1, 1);
+      config.dynamicSmemBytes = std::size_t(smem_bytes);
       config.attrs = &cluster, config.numAttrs = 1;
       int clusters = 0;
       if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
@@ -385,6 +390,12 @@ void prepare_skinny(DeviceState& state) {
         for (bool w_kmajor : {false, true})
           if (const skinny::BulkKernel k = bulk_kernel_of(ab, f32_out, mt, w_kmajor))
             GEMMLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bulk_smem_bytes(mt)));
+  // One CTA an SM by its shared memory, but clusters of s fill the GPCs unevenly (an H200 holds 30
+  // clusters of 4, 120 CTAs, where 128 would be one CTA an SM). Its shared memory and threads
+  // depend on mt only: the bf16 -> f32 kernel stands for the others.
+  for (int mt : {1, 2, 4, 8})
+    count(bulk_kernel_of(DataType::bf16, true, mt, false), bulk_threads(mt) / 32, skinny_bulk_kernel_index(mt),
+          bulk_smem_bytes(mt));
 }
 
 std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kmajor) {
@@ -392,6 +403,9 @@ std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kma
 }
 std::size_t skinny_simt_kernel_index(int s, bool w_kmajor) {
   return kSkinnyMmaKernels + std::size_t(2 * (s == 1 ? 0 : s == 2 ? 1 : s == 4 ? 2 : s == 8 ? 3 : 4) + (w_kmajor ? 1 : 0));
+}
+std::size_t skinny_bulk_kernel_index(int mt) {
+  return kSkinnyMmaKernels + kSkinnySimtKernels + std::size_t(mt == 1 ? 0 : mt == 2 ? 1 : mt == 4 ? 2 : 3);
 }
 
 bool skinny_shape(const Problem& p) { return std::min(p.m, p.n) <= kMaxSmall; }
@@ -460,10 +474,12 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     const DType t = p.ab == DataType::bf16 ? DType::bf16 : p.ab == DataType::f16 ? DType::f16 : DType::f32;
     const std::int64_t w_items = a.stride_w == 0 ? 1 : p.batch, x_items = a.stride_x == 0 ? 1 : p.batch;
     // Boxes of 128-byte rows, swizzled: 64 W rows by bk of k (K-major), or bk of k by 128 bytes of
-    // W rows (big-major); X's rows (8 mt) by bk of k. A big-major W is fetched a box row at a time
-    // (tma.hpp, L2Promotion); a K-major one keeps 256 bytes, the next stage's half of each row.
+    // W rows (big-major); X's rows (8 mt) by bk of k. W is fetched a box row at a time (tma.hpp,
+    // L2Promotion) in either layout: for a K-major W, 256 bytes would also bring the next stage's
+    // half of each row, and measured no faster (docs/shapes.md, "L2 promotion for a streamed W").
     const CUtensorMap w_map =
-        s.w->k_major ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, int(bk), tc::Swizzle::b128)
+        s.w->k_major ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, int(bk), tc::Swizzle::b128,
+                                              tc::L2Promotion::b128)
                      : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128,
                                               tc::L2Promotion::b128);
     const CUtensorMap x_map =
@@ -500,11 +516,15 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std
   if (bulk_first(p)) {
     // One CTA an SM, each a tile of 256 W rows (128 by wgmma); a stage is 128 bytes of k, at
     // least 4 a CTA to fill its pipeline. Its stages keep enough bytes in flight that a half-full
-    // wave draws the bandwidth.
+    // wave draws the bandwidth. A wave is the CTAs resident at once in clusters of the split, as
+    // prepare_skinny measured them: 32 tiles in clusters of 4 on an H200 (30 resident) run a
+    // second wave, where counting one CTA an SM took them for one (docs/shapes.md, "The TMA-fed
+    // form's split by its resident clusters").
     c.bulk = 1;
     const int sms = std::max(1, state.props.sm_count);
     const std::int64_t tiles = bulk_tiles(s) * p.batch;
-    c.splits = splits_for(tiles, cdiv(p.k, bulk_k(p)), 1, 4, [&](int) { return sms; }, 0.5, 0.0);
+    const auto resident = [&](int splits) { return resident_ctas(state, skinny_bulk_kernel_index(mt), splits, sms); };
+    c.splits = splits_for(tiles, cdiv(p.k, bulk_k(p)), 1, 4, resident, 0.5, 0.0);
     // The persistent grid where the tiles make two waves or more (an LM head: 501 tiles of 256
     // rows at 128256) and a tile has at least 64 stages (k of 4096 for 16-bit operands): the plain
     // grid's last wave is partial, and its later waves' CTAs start as earlier ones end, each

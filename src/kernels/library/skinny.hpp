@@ -29,19 +29,22 @@
 
 namespace gemmlab::detail {
 
-// Once per Context: the CTAs of each register-path and CUDA-core kernel resident at once on the GPU
-// in clusters of 1 to kSkinnyMaxSplits (its split of k) into state.skinny_resident, and the
-// TMA-fed form's shared-memory allowance.
+// Once per Context: the TMA-fed form's shared-memory allowance, then the CTAs of each skinny kernel
+// resident at once on the GPU in clusters of 1 to kSkinnyMaxSplits (its split of k) into
+// state.skinny_resident.
 void prepare_skinny(DeviceState& state);
 // state.skinny_resident holds kSkinnyMaxSplits counts for each of kSkinnyKernels kernels, the
 // kernel's at skinny_resident[index * kSkinnyMaxSplits + splits - 1], its index one of these: the
 // mma.sync form's by its groups of 8 columns (mt: 1, 2, 4, 8), FP32 operands (wide) and the
-// operands' layouts; the CUDA-core form's by its columns (S: 1, 2, 4, 8, 16) and W's layout.
+// operands' layouts; the CUDA-core form's by its columns (S: 1, 2, 4, 8, 16) and W's layout; the
+// TMA-fed form's by mt (its shared memory and threads depend on nothing else).
 inline constexpr int kSkinnyMaxSplits = 8;  // the portable cluster size
-// 4 mt x width x W layout x X layout, then 5 S x W layout.
-inline constexpr std::size_t kSkinnyMmaKernels = 32, kSkinnyKernels = kSkinnyMmaKernels + 10;
+// 4 mt x width x W layout x X layout, then 5 S x W layout, then the TMA-fed form's 4 mt.
+inline constexpr std::size_t kSkinnyMmaKernels = 32, kSkinnySimtKernels = 10,
+                             kSkinnyKernels = kSkinnyMmaKernels + kSkinnySimtKernels + 4;
 std::size_t skinny_mma_kernel_index(int mt, bool wide, bool w_kmajor, bool x_kmajor);
 std::size_t skinny_simt_kernel_index(int s, bool w_kmajor);
+std::size_t skinny_bulk_kernel_index(int mt);
 
 std::optional<std::string> skinny_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes);

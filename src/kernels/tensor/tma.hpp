@@ -25,10 +25,10 @@ CUtensorMap make_tensor_map_2d(const void* base, DType t, std::int64_t rows, std
 
 // How much the L2 fetches from DRAM for a box row that misses: 256 bytes (the default; a tile
 // kernel reads the neighbouring bytes soon after, and they come in the same fetch), or 128. An
-// operand streamed once in boxes of 128-byte rows along its long side (the TMA-fed skinny form's
-// big-major W) reads faster with 128: with 256 the L2 served its TMA a quarter more sectors than
-// W holds and passed half as many again between its two partitions, and the kernel drew less of
-// the DRAM's bandwidth (docs/shapes.md, "L2 promotion for a streamed W").
+// operand streamed once in boxes of 128-byte rows (the TMA-fed skinny form's W, stored along
+// either side) reads faster with 128: with 256 the L2 served a big-major W's TMA a quarter more
+// sectors than W holds and passed half as many again between its two partitions, and the kernel
+// drew less of the DRAM's bandwidth (docs/shapes.md, "L2 promotion for a streamed W").
 enum class L2Promotion { b128, b256 };
 
 // A 3-D tensor map over `depth` matrices of `rows` x `cols` (row-major, `ld` elements between rows,
