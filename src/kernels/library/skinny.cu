@@ -477,11 +477,9 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     // W rows (big-major); X's rows (8 mt) by bk of k. W is fetched a box row at a time (tma.hpp,
     // L2Promotion) in either layout: for a K-major W, 256 bytes would also bring the next stage's
     // half of each row, and measured no faster (docs/shapes.md, "L2 promotion for a streamed W").
-    const CUtensorMap w_map =
-        s.w->k_major ? tc::make_tensor_map_3d(a.w, t, s.big, p.k, a.ldw, w_items, a.stride_w, 64, int(bk), tc::Swizzle::b128,
-                                              tc::L2Promotion::b128)
-                     : tc::make_tensor_map_3d(a.w, t, p.k, s.big, a.ldw, w_items, a.stride_w, int(bk), int(bk), tc::Swizzle::b128,
-                                              tc::L2Promotion::b128);
+    const bool wk = s.w->k_major;
+    const CUtensorMap w_map = tc::make_tensor_map_3d(a.w, t, wk ? s.big : p.k, wk ? p.k : s.big, a.ldw, w_items, a.stride_w,
+                                                     wk ? 64 : int(bk), int(bk), tc::Swizzle::b128, tc::L2Promotion::b128);
     const CUtensorMap x_map =
         tc::make_tensor_map_3d(a.x, t, s.small, p.k, a.ldx, x_items, a.stride_x, 8 * mt, int(bk), tc::Swizzle::b128);
     const skinny::BulkKernel kernel = bulk_kernel_of(p.ab, p.cd == DataType::f32, mt, s.w->k_major);
