@@ -13,7 +13,8 @@
 //   shapes    the shape suite (sweep/suite.hpp) in each precision: auto against cuBLAS shape by
 //             shape, memory-bound shapes with the L2 flushed and their share of the DRAM roof;
 //             the geometric mean, the worst shape and the shapes under 90% per precision
-//   epilogue  4096^3 with a fused bias + GELU against the same call without it, in each precision,
+//   epilogue  4096^3 (or each of --epilogue-sizes) with a fused bias + GELU against the same call
+//             without it, in each precision,
 //             next to cuBLASLt's GELU_BIAS against its plain call; in BF16 also the epilogue's parts
 //             alone (bias, GELU, ReLU), each against its cuBLASLt counterpart
 #include <algorithm>
@@ -44,6 +45,7 @@ using apiref::TestMatrix;
 struct BenchOptions {
   std::vector<std::string> suites{"layouts", "squares", "batched", "grouped", "epilogue"};
   std::int64_t layout_size = 4096;
+  std::vector<std::int64_t> epilogue_sizes{4096};
   int iters = 30;
   std::string json;
   std::string precisions = "fp32,tf32,bf16,fp16";
@@ -372,20 +374,21 @@ void bench(const BenchOptions& o) {
       BiasKind bias;
       Activation act;
     };
-    for (const std::string& p : precisions) {
-      const Types t = types_of(p, true);
-      b.gemm_case("epilogue", fmt::format("{} {}^3 plain", t.name, 4096), dense(t, 4096, 4096, 4096, "NN"), false);
-      std::vector<E> parts{E{"bias+gelu", BiasKind::per_column, Activation::gelu_tanh}};
-      if (p == "bf16")
-        parts.insert(parts.begin(), {E{"bias", BiasKind::per_column, Activation::none}, E{"gelu", BiasKind::none, Activation::gelu_tanh},
-                                     E{"relu", BiasKind::none, Activation::relu}});
-      for (const E& e : parts) {
-        Gemm g = dense(t, 4096, 4096, 4096, "NN");
-        g.epilogue.bias_kind = e.bias;
-        g.epilogue.activation = e.act;
-        b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, 4096, e.name), g, false);
+    for (const std::int64_t n : o.epilogue_sizes)
+      for (const std::string& p : precisions) {
+        const Types t = types_of(p, true);
+        b.gemm_case("epilogue", fmt::format("{} {}^3 plain", t.name, n), dense(t, n, n, n, "NN"), false);
+        std::vector<E> parts{E{"bias+gelu", BiasKind::per_column, Activation::gelu_tanh}};
+        if (p == "bf16")
+          parts.insert(parts.begin(), {E{"bias", BiasKind::per_column, Activation::none}, E{"gelu", BiasKind::none, Activation::gelu_tanh},
+                                       E{"relu", BiasKind::none, Activation::relu}});
+        for (const E& e : parts) {
+          Gemm g = dense(t, n, n, n, "NN");
+          g.epilogue.bias_kind = e.bias;
+          g.epilogue.activation = e.act;
+          b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, n, e.name), g, false);
+        }
       }
-    }
   }
   if (wants("shapes")) {
     // D has the operands' type, as in a model's layers (FP32 for fp32 and tf32).
@@ -409,13 +412,14 @@ void bench(const BenchOptions& o) {
   const auto& rows = b.rows();
   for (const Row& r : rows) {
     if (r.suite != "epilogue" || r.name.ends_with(" plain")) continue;
+    const std::string size = r.name.substr(0, r.name.rfind(' '));  // "bf16 4096^3"
     const auto plain = std::find_if(rows.begin(), rows.end(), [&](const Row& x) {
-      return x.suite == "epilogue" && x.name.ends_with(" plain") && x.precision() == r.precision();
+      return x.suite == "epilogue" && x.name == size + " plain";
     });
     if (plain == rows.end()) continue;
     std::cout << fmt::format("{} fused {} costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in {} ({:.4f} "
                              "against {:.4f} ms)\n",
-                             r.precision(), r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
+                             size, r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
                              plain->ms, 100.0 * (r.anchor_ms / plain->anchor_ms - 1), r.anchor, r.anchor_ms, plain->anchor_ms);
   }
   if (!o.json.empty()) {
@@ -444,6 +448,9 @@ void add_bench_command(CLI::App& app) {
                                 "suite: minutes; not in the default set)")
       ->capture_default_str();
   cmd->add_option("--layout-size", o.layout_size, "M = N = K of the layouts suite")->capture_default_str();
+  cmd->add_option("--epilogue-sizes", o.epilogue_sizes, "M = N = K of the epilogue suite's cases (repeatable)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(65536)))
+      ->capture_default_str();
   cmd->add_option("--precisions", o.precisions, "precisions of the layouts and squares suites")->capture_default_str();
   cmd->add_option("--iters", o.iters, "timed runs of each side")->check(CLI::Range(3, 100000))->capture_default_str();
   cmd->add_option("--shape-seconds", o.shape_seconds, "shapes suite: timed seconds per side and shape at most (3 runs at least)")

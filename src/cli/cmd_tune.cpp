@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -29,6 +30,9 @@ struct TuneOptions {
   std::string kernel, json, table;
   std::string precisions = "bf16,fp16,tf32,fp32";
   std::string layout = "NN";  // with auto.<precision>: op(A) op(B) of row-major operands
+  // With auto.<precision>: a fused epilogue (ApiOptions' values), whose candidates dispatch may
+  // differ from the plain call's.
+  std::string bias = "none", activation = "none";
   ShapeOptions shape;
   TimingOptions timing;
   int top = 0;
@@ -171,13 +175,16 @@ struct CandidateTimes {
   std::vector<Timed> candidates;  // the model's pick first
   int best = -1;
   double model_ms = 0, cublas_ms = 0;
+  std::string anchor = "cuBLAS", anchor_missing;  // the anchor's name, or why there is none
   Plan chosen;  // what gemmlab::gemm runs (the table's choice where it has one)
 };
 
+// `epilogue`: the call's fused epilogue (its bias pointer is filled here), none by default.
 CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& tc, std::int64_t m, std::int64_t n,
-                               std::int64_t k, const TimingPlan& plan) {
+                               std::int64_t k, const TimingPlan& plan, const Epilogue& epilogue = {}) {
   const cudaStream_t s = lab.stream();
   Gemm g;
+  g.epilogue = epilogue;
   g.m = m, g.n = n, g.k = k;
   g.a.type = g.b.type = tc.ab;
   g.d.type = g.c.type = tc.cd;
@@ -192,6 +199,13 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
   a.fill_uniform(21, 1, s);
   b.fill_uniform(21, 2, s);
   g.a = a.input(), g.b = b.input(), g.d = d.output();
+  std::unique_ptr<apiref::TestMatrix> bias;
+  if (g.epilogue.bias_kind != BiasKind::none) {
+    const std::int64_t len = g.epilogue.bias_kind == BiasKind::per_row ? m : n;
+    bias = std::make_unique<apiref::TestMatrix>(Layout{g.epilogue.bias_type.value_or(g.d.type), Order::row_major, 1, len}, s);
+    bias->fill_uniform(21, 3, s);
+    g.epilogue.bias = bias->data();
+  }
   const apiref::Reference ref = apiref::reference(g, 1.0, 0.0, s);
   const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
   CandidateTimes out;
@@ -237,8 +251,15 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
     if (i == 0 && model_first) out.model_ms = t.ms;
     if (out.best < 0 || t.ms < out.candidates[std::size_t(out.best)].ms) out.best = int(i);
   }
-  const anchor::Anchor anc = anchor::cublas_for(lab, g);
-  out.cublas_ms = time_runs(lab, plan, anc.run).ms.median;
+  // cuBLAS (cuBLASLt with a fused epilogue) where it has the same call; 0 where it has none (a
+  // per-row bias, SiLU).
+  try {
+    const anchor::Anchor anc = anchor::cublas_for(lab, g);
+    out.cublas_ms = time_runs(lab, plan, anc.run).ms.median;
+    if (g.epilogue.bias_kind != BiasKind::none || g.epilogue.activation != Activation::none) out.anchor = anc.name;
+  } catch (const Unsupported& e) {
+    out.anchor_missing = e.what();
+  }
   return out;
 }
 
@@ -251,17 +272,25 @@ void tune_library(const TuneOptions& o) {
   std::vector<TableClass> classes = table_classes(precision);
   TableClass tc = classes.front();
   tc.cd = tc.ab, tc.layout = o.layout.c_str();
+  // The epilogue through ApiOptions, which names the option of a bad value.
+  ApiOptions api;
+  api.precision = precision, api.output = "same", api.layout = o.layout, api.bias = o.bias, api.activation = o.activation;
+  Gemm described;
+  api.describe(described);
   const Shape shape = o.shape.resolve();
   Lab lab;
   const Context& ctx = lab.library();
   const TimingPlan plan = o.timing.resolve();
-  CandidateTimes r = time_candidates(lab, ctx, tc, shape.m, shape.n, shape.k, plan);
+  CandidateTimes r = time_candidates(lab, ctx, tc, shape.m, shape.n, shape.k, plan, described.epilogue);
   std::vector<const CandidateTimes::Timed*> timed;
   for (const auto& t : r.candidates)
     if (t.ms > 0) timed.push_back(&t);
   std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
   const Plan& chosen = r.chosen;
-  const std::string layout = o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout);
+  std::string layout = o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout);
+  if (o.bias != "none" || o.activation != "none")
+    layout += fmt::format(", epilogue {}{}{}", o.bias != "none" ? "bias(" + o.bias + ")" : "",
+                          o.bias != "none" && o.activation != "none" ? "+" : "", o.activation != "none" ? o.activation : "");
   std::cout << fmt::format("{} on {}{} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
                            to_string(shape), layout, lab.device().name, r.candidates.size(), timed.size(),
                            chosen.kernel, chosen.config);
@@ -270,12 +299,13 @@ void tune_library(const TuneOptions& o) {
   for (const auto* c : timed) {
     if (o.top > 0 && rank >= o.top) break;
     const bool is_chosen = c->plan.kernel == chosen.kernel && c->plan.config == chosen.config;
-    t.add({std::to_string(++rank), c->plan.kernel, c->plan.config, fmt_ms(c->ms), fmt_percent(r.cublas_ms / c->ms),
-           is_chosen ? "<- gemm()" : ""});
+    t.add({std::to_string(++rank), c->plan.kernel, c->plan.config, fmt_ms(c->ms),
+           r.cublas_ms > 0 ? fmt_percent(r.cublas_ms / c->ms) : "-", is_chosen ? "<- gemm()" : ""});
   }
   t.add_separator();
-  t.add({"", "cuBLAS", "", fmt_ms(r.cublas_ms), "100.0%", ""});
+  if (r.cublas_ms > 0) t.add({"", r.anchor, "", fmt_ms(r.cublas_ms), "100.0%", ""});
   t.print(std::cout);
+  if (r.cublas_ms <= 0) std::cout << fmt::format("no cuBLAS anchor: {}\n", r.anchor_missing);
 }
 
 void tune_table(const TuneOptions& o) {
@@ -335,12 +365,18 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--layout", o.layout,
                   "with --kernel auto.<precision>: op(A) op(B) of row-major operands, NN, NT, TN or TT")
       ->capture_default_str();
+  cmd->add_option("--bias", o.bias, "with --kernel auto.<precision>: fused bias, none, row (per row of D) or col")
+      ->capture_default_str();
+  cmd->add_option("--activation", o.activation, "with --kernel auto.<precision>: fused activation, none, relu, gelu or silu")
+      ->capture_default_str();
   cmd->add_option("--top", o.top, "show only the N fastest");
   cmd->add_option("--json", o.json, "write every measurement as JSON");
   cmd->callback([] {
     if (!o.table.empty()) {
       if (!o.kernel.empty()) throw Error("--table measures the library's dispatch; it takes no --kernel");
       if (o.layout != "NN") throw Error("--layout applies to --kernel auto.<precision>; --table measures its own layouts");
+      if (o.bias != "none" || o.activation != "none")
+        throw Error("--bias and --activation apply to --kernel auto.<precision>; --table measures plain calls");
       tune_table(o);
     } else {
       if (o.kernel.empty()) throw Error("--kernel: a kernel id is required (or --table FILE)");
@@ -348,6 +384,8 @@ void add_tune_command(CLI::App& app) {
         tune_library(o);
       } else {
         if (o.layout != "NN") throw Error("--layout applies to --kernel auto.<precision> (the lab's kernels take NN)");
+        if (o.bias != "none" || o.activation != "none")
+          throw Error("--bias and --activation apply to --kernel auto.<precision> (the lab's kernels have no epilogue)");
         tune(o);
       }
     }

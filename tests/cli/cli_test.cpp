@@ -113,6 +113,18 @@ TEST(Cli, TuneNeedsAKernelWithParameters) {
   expect_clean_failure("tune --kernel auto.fp32 --size 64 --layout NX", "--layout: 'NX' is not NN, NT, TN or TT");
   expect_clean_failure("tune --kernel fp32.tuned --size 64 --layout NT", "--layout applies to --kernel auto.<precision>");
   expect_clean_failure("tune --table t.json --layout TT", "--layout applies to --kernel auto.<precision>");
+  // --bias and --activation: the library's candidates for a fused epilogue; named where a value is bad.
+  expect_clean_failure("tune --kernel auto.bf16 --size 64 --bias diag", "--bias: 'diag' is not none, row or col");
+  expect_clean_failure("tune --kernel auto.bf16 --size 64 --activation tanh",
+                       "--activation: 'tanh' is not none, relu, gelu or silu");
+  expect_clean_failure("tune --kernel fp32.tuned --size 64 --bias col",
+                       "--bias and --activation apply to --kernel auto.<precision>");
+  expect_clean_failure("tune --table t.json --activation gelu", "--table measures plain calls");
+}
+
+TEST(Cli, BenchRejectsBadEpilogueSizes) {
+  expect_clean_failure("bench --suite epilogue --epilogue-sizes 0", "--epilogue-sizes");
+  expect_clean_failure("bench --suite epilogue --epilogue-sizes 4096 --epilogue-sizes x", "--epilogue-sizes");
 }
 
 TEST(Cli, UnreadableNpy) {

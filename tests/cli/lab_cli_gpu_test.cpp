@@ -70,4 +70,20 @@ TEST_F(LabCli, TuneOfTheLibraryRanksEveryDispatchCandidate) {
   EXPECT_NE(o.output.find("cuBLAS"), std::string::npos);
 }
 
+// With a fused epilogue: the candidates for it (each checked against float64 with the bias and the
+// activation), next to cuBLASLt's fused call where it has one, and without an anchor where not.
+TEST_F(LabCli, TuneOfTheLibraryTakesAFusedEpilogue) {
+  const CliOutcome gelu = run_cli("tune --kernel auto.bf16 -m 300 -n 520 -k 1024 --bias col --activation gelu --iters 3 --warmup 1");
+  SCOPED_TRACE(gelu.output);
+  ASSERT_EQ(gelu.status, 0);
+  EXPECT_NE(gelu.output.find("epilogue bias(col)+gelu"), std::string::npos);
+  EXPECT_NE(gelu.output.find("epilogue=fused"), std::string::npos);
+  EXPECT_NE(gelu.output.find("<- gemm()"), std::string::npos);
+  EXPECT_NE(gelu.output.find("cublasLtMatmul GELU_BIAS"), std::string::npos);
+  const CliOutcome silu = run_cli("tune --kernel auto.fp16 -m 300 -n 520 -k 1024 --bias row --activation silu --iters 3 --warmup 1");
+  SCOPED_TRACE(silu.output);
+  ASSERT_EQ(silu.status, 0);
+  EXPECT_NE(silu.output.find("no cuBLAS anchor"), std::string::npos);
+}
+
 }  // namespace
