@@ -76,10 +76,33 @@ struct Span {
   std::uintptr_t lo = 0, hi = 0;
   bool overlaps(const Span& o) const { return lo < o.hi && o.lo < hi; }
 };
+// The names a refusal of one matrix's span gives: its pointer, its leading dimension (empty for a
+// vector) and its batch stride.
+struct SpanNames {
+  std::string data, ld, stride;
+};
+// The span of `rows` lines of `cols` elements `ld` apart, over `batch` items `stride` apart, worked
+// out exactly: a matrix that would run past the end of the address space is refused (its end would
+// wrap around to a small address, and the overlap checks would pass what they must refuse). Names
+// the batch stride when one item fits, else the leading dimension when it is not the packed one,
+// else the pointer.
 Span span_of(const void* p, DataType t, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t batch,
-             std::int64_t stride) {
+             std::int64_t stride, const SpanNames& names) {
+  using Wide = unsigned __int128;
   const auto lo = reinterpret_cast<std::uintptr_t>(p);
-  return {lo, lo + std::uintptr_t(span_elements(rows, cols, ld, batch, stride)) * size_of(t)};
+  if (rows <= 0 || cols <= 0) return {lo, lo};
+  const Wide size = size_of(t), end = Wide(std::numeric_limits<std::uintptr_t>::max()) + 1;
+  const Wide item = Wide(lo) + (Wide(rows - 1) * Wide(ld) + Wide(cols)) * size;
+  const Wide hi = item + Wide(batch - 1) * Wide(stride) * size;
+  if (hi >= end) {
+    const std::string& arg = item < end ? names.stride : !names.ld.empty() && ld > cols ? names.ld : names.data;
+    invalid(arg, fmt::format("a {} matrix of {} lines of {} elements {} apart{} from {} would run past the end of the "
+                             "address space",
+                             to_string(t), rows, cols, ld,
+                             batch > 1 && stride > 0 ? fmt::format(", {} items {} apart,", batch, stride) : std::string(),
+                             p));
+  }
+  return {lo, std::uintptr_t(hi)};
 }
 
 // Whether two items of a strided batch share an element: items of `rows` stored lines of `cols`
@@ -144,7 +167,7 @@ void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha
   if (grouped && d.order != Order::row_major)
     invalid("d.order", "grouped GEMM writes a row-major D (the groups are row ranges)");
   const Span d_span = span_of(d.data, d.type, d.order == Order::row_major ? m : n, d.order == Order::row_major ? n : m,
-                              p.ldd, batch, d.batch_stride);
+                              p.ldd, batch, d.batch_stride, {"d.data", "d.ld", "d.batch_stride"});
   // Items of D that share memory would race for it: a silent wrong answer, so refused.
   if (batch > 1 && items_overlap(d.order == Order::row_major ? m : n, d.order == Order::row_major ? n : m, p.ldd, batch,
                                  d.batch_stride))
@@ -172,7 +195,8 @@ void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha
         invalid("c", "is D's memory with another leading dimension or batch stride; C may be D only as the same view");
     } else {
       const Span c_span = span_of(c.data, c.type, c.order == Order::row_major ? m : n,
-                                  c.order == Order::row_major ? n : m, p.ldc, batch, c.batch_stride);
+                                  c.order == Order::row_major ? n : m, p.ldc, batch, c.batch_stride,
+                                  {"c.data", "c.ld", "c.batch_stride"});
       if (c_span.overlaps(d_span)) invalid("c", "overlaps D without being the same view of it");
     }
   }
@@ -199,7 +223,8 @@ void common(Problem& p, const Matrix& c, const MatrixOut& d, const Scalar& alpha
     p.bias_stride = e.bias_batch_stride;
     const std::int64_t len = e.bias_kind == BiasKind::per_row ? m : n;
     // A grouped call's per-column bias has one vector per group (`bias_groups`, the group count).
-    const Span b_span = span_of(e.bias, bt, 1, len, len, grouped ? bias_groups : batch, e.bias_batch_stride);
+    const Span b_span = span_of(e.bias, bt, 1, len, len, grouped ? bias_groups : batch, e.bias_batch_stride,
+                                {"epilogue.bias", "", "epilogue.bias_batch_stride"});
     if (b_span.overlaps(d_span)) invalid("epilogue.bias", "overlaps D");
   }
 }
@@ -261,13 +286,15 @@ Problem normalize(const Gemm& g) {
   p.b = make_operand(g.b, g.op_b, g.k, g.n, true, g.batch, "b");
   common(p, g.c, g.d, g.alpha, g.beta, g.epilogue, g.determinism, g.batch, false);
   const Span d = span_of(g.d.data, g.d.type, g.d.order == Order::row_major ? g.m : g.n,
-                         g.d.order == Order::row_major ? g.n : g.m, p.ldd, g.batch, p.stride_d);
-  auto operand_span = [&](const Operand& o, std::int64_t rows_k_major, std::int64_t k) {
+                         g.d.order == Order::row_major ? g.n : g.m, p.ldd, g.batch, p.stride_d,
+                         {"d.data", "d.ld", "d.batch_stride"});
+  auto operand_span = [&](const Operand& o, std::int64_t rows_k_major, std::int64_t k, const std::string& name) {
     // stored with `ld` between lines of the contiguous index
-    return o.k_major ? span_of(o.ptr, p.ab, rows_k_major, k, o.ld, g.batch, o.stride)
-                     : span_of(o.ptr, p.ab, k, rows_k_major, o.ld, g.batch, o.stride);
+    const SpanNames names{name + ".data", name + ".ld", name + ".batch_stride"};
+    return o.k_major ? span_of(o.ptr, p.ab, rows_k_major, k, o.ld, g.batch, o.stride, names)
+                     : span_of(o.ptr, p.ab, k, rows_k_major, o.ld, g.batch, o.stride, names);
   };
-  check_inputs_apart(p, operand_span(p.a, g.m, g.k), operand_span(p.b, g.n, g.k), d);
+  check_inputs_apart(p, operand_span(p.a, g.m, g.k, "a"), operand_span(p.b, g.n, g.k, "b"), d);
   if (g.d.order == Order::col_major) transpose_problem(p);
   return p;
 }
@@ -302,10 +329,12 @@ Problem normalize(const GroupedGemm& g) {
   p.m = saved_m;
   if (p.reads_c() && g.c.batch_stride != 0)
     invalid("c.batch_stride", "grouped GEMM stacks the groups' rows of C: the stride must be 0");
-  const Span d = span_of(g.d.data, g.d.type, rows, g.n, p.ldd, 1, 0);
-  const Span a = p.a.k_major ? span_of(p.a.ptr, p.ab, rows, g.k, p.a.ld, 1, 0) : span_of(p.a.ptr, p.ab, g.k, rows, p.a.ld, 1, 0);
-  const Span b = p.b.k_major ? span_of(p.b.ptr, p.ab, g.n, g.k, p.b.ld, g.groups, p.b.stride)
-                             : span_of(p.b.ptr, p.ab, g.k, g.n, p.b.ld, g.groups, p.b.stride);
+  const Span d = span_of(g.d.data, g.d.type, rows, g.n, p.ldd, 1, 0, {"d.data", "d.ld", "d.batch_stride"});
+  const SpanNames a_names{"a.data", "a.ld", "a.batch_stride"}, b_names{"b.data", "b.ld", "b.batch_stride"};
+  const Span a = p.a.k_major ? span_of(p.a.ptr, p.ab, rows, g.k, p.a.ld, 1, 0, a_names)
+                             : span_of(p.a.ptr, p.ab, g.k, rows, p.a.ld, 1, 0, a_names);
+  const Span b = p.b.k_major ? span_of(p.b.ptr, p.ab, g.n, g.k, p.b.ld, g.groups, p.b.stride, b_names)
+                             : span_of(p.b.ptr, p.ab, g.k, g.n, p.b.ld, g.groups, p.b.stride, b_names);
   check_inputs_apart(p, a, b, d);
   return p;
 }
