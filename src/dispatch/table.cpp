@@ -1,7 +1,10 @@
 #include "dispatch/table.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -65,7 +68,29 @@ const TableEntry* Table::nearest(int key, std::int64_t m, std::int64_t n, std::i
   return best;
 }
 
+namespace {
+
+// Field `name` of entry e (or `fallback` where e has none and one is given): an integer in
+// [lo, hi]. A float, a string or a value out of range is refused by name: converted, a float would
+// be truncated (or, out of range, undefined) and a wide integer cut to its low bits.
+std::int64_t integer(const nlohmann::json& e, const std::string& name, std::int64_t lo, std::int64_t hi,
+                     std::optional<std::int64_t> fallback = std::nullopt) {
+  if (fallback && !e.contains(name)) return *fallback;
+  const nlohmann::json& v = e.at(name);
+  if (!v.is_number_integer()) throw Error(fmt::format("an entry's {} is {}, not an integer", name, v.dump()));
+  // (A non-negative literal is held unsigned: compared as such first, it cannot wrap.)
+  const bool in_range = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(hi) && v.get<std::int64_t>() >= lo
+                                               : v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
+  if (!in_range) throw Error(fmt::format("an entry's {} is {}, outside [{}, {}]", name, v.dump(), lo, hi));
+  return v.get<std::int64_t>();
+}
+
+}  // namespace
+
 Table parse_table(const std::string& text, const std::string& where) {
+  // Sizes as the API takes them (at most 2^31 - 1); configuration values are small non-negative
+  // counts (tiles, stages, slices, flags).
+  constexpr std::int64_t kMaxSize = std::numeric_limits<std::int32_t>::max(), kMaxConfig = 1 << 20;
   Table t;
   try {
     const nlohmann::json j = nlohmann::json::parse(text);
@@ -76,13 +101,14 @@ Table parse_table(const std::string& text, const std::string& where) {
       TableEntry x;
       x.types = e.at("types").get<std::string>();
       x.layout = e.at("layout").get<std::string>();
-      x.m = e.at("m").get<std::int64_t>();
-      x.n = e.at("n").get<std::int64_t>();
-      x.k = e.at("k").get<std::int64_t>();
-      x.batch = e.value("batch", std::int64_t(1));
-      if (x.m < 1 || x.n < 1 || x.k < 1 || x.batch < 1) throw Error("an entry has a size below 1");
+      x.m = integer(e, "m", 1, kMaxSize);
+      x.n = integer(e, "n", 1, kMaxSize);
+      x.k = integer(e, "k", 1, kMaxSize);
+      x.batch = integer(e, "batch", 1, kMaxSize, 1);
       x.kernel = e.at("kernel").get<std::string>();
-      for (const auto& [key, value] : e.at("config").items()) x.config[key] = value.get<int>();
+      const nlohmann::json& config = e.at("config");
+      if (!config.is_object()) throw Error(fmt::format("an entry's config is {}, not an object", config.dump()));
+      for (const auto& [key, value] : config.items()) x.config[key] = int(integer(config, key, 0, kMaxConfig));
       x.ms = e.value("ms", 0.0);
       x.reference_ms = e.value("reference_ms", 0.0);
       if (class_key(x.types, x.layout) < 0)

@@ -1,6 +1,11 @@
 // Dispatch without a GPU: table files (parsing, classes, nearest entries), the families' refusals
 // and model choices on a described device.
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <random>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -168,10 +173,67 @@ TEST(DispatchTable, RefusesMalformedFilesWithTheirName) {
             std::string::npos);
   EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 0, "n": 1, "k": 1,
                        "kernel": "sm90.wgmma", "config": {}}]})")
-                .find("size below 1"),
+                .find("an entry's m is 0, outside [1, 2147483647]"),
+            std::string::npos);
+  // A float, a wide integer or a string where an integer belongs is refused, not converted.
+  EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 1e300, "n": 1, "k": 1,
+                       "kernel": "sm90.wgmma", "config": {}}]})")
+                .find("an entry's m is 1e+300, not an integer"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 1, "n": 1, "k": 1,
+                       "kernel": "sm90.wgmma", "config": {"splits": 4294967297}}]})")
+                .find("an entry's splits is 4294967297, outside [0, 1048576]"),
+            std::string::npos);
+  EXPECT_NE(message(R"({"device": "x", "entries": [{"types": "bf16.f32", "layout": "NN", "m": 1, "n": 1, "k": 1,
+                       "batch": "2", "kernel": "sm90.wgmma", "config": []}]})")
+                .find("an entry's batch is \"2\", not an integer"),
             std::string::npos);
   std::string source;
   EXPECT_THROW(load_table_file("/nonexistent/table.json", source), Error);
+}
+
+// Random damage to a valid table (tokens put in or over its text, bytes cut or changed): each text
+// is parsed into a table whose entries all hold sizes from 1 to 2^31 - 1 in a known class and
+// small non-negative configuration values, or refused with an Error that names the file; no other
+// exception escapes. Deterministic: a fixed seed.
+TEST(DispatchTable, DamagedTablesAreRefusedByNameOrParsedWhole) {
+  const std::string valid = kTable;
+  const char* const tokens[] = {"1e300", "-1",   "0",     "2.5", "\"x\"", "null", "[",         "]",     "{",
+                                "}",     ",",    ":",     "true", "\"m\"", "\"config\"", "99999999999999999999",
+                                "-9223372036854775808", "4294967297", "\"bf16.f32\"", "\"TT\""};
+  std::mt19937_64 rng(20261204);
+  auto below = [&](std::size_t n) { return std::size_t(rng() % std::max<std::size_t>(1, n)); };
+  int parsed = 0, refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text = valid;
+    for (std::size_t edits = 1 + below(3); edits > 0; --edits) {
+      const std::size_t at = below(text.size() + 1), run = std::min(1 + below(8), text.size() - std::min(at, text.size()));
+      const char* token = tokens[below(std::size(tokens))];
+      switch (below(4)) {
+        case 0: text.replace(at, run, token); break;
+        case 1: text.insert(at, token); break;
+        case 2: text.erase(at, run); break;
+        default: if (at < text.size()) text[at] = char(32 + below(95)); break;
+      }
+    }
+    try {
+      const Table t = parse_table(text, "damaged.json");
+      ++parsed;
+      for (const TableEntry& e : t.entries) {
+        ASSERT_GE(class_key(e.types, e.layout), 0) << text;
+        for (std::int64_t v : {e.m, e.n, e.k, e.batch}) {
+          ASSERT_GE(v, 1) << text;
+          ASSERT_LE(v, std::numeric_limits<std::int32_t>::max()) << text;
+        }
+        for (const auto& [key, value] : e.config) ASSERT_TRUE(value >= 0 && value <= (1 << 20)) << key << " in " << text;
+      }
+    } catch (const Error& e) {
+      ++refused;
+      ASSERT_EQ(std::string(e.what()).rfind("damaged.json: not a gemmlab dispatch table (", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(parsed, 1000);
+  EXPECT_GT(refused, 1000);
 }
 
 // A table entry's configuration serves its neighbours, but its "no stream-K tail" only its own
