@@ -785,4 +785,133 @@ TEST(ApiValidation, RandomCallsAreRefusedByNameOrAcceptedWhole) {
   EXPECT_GT(unsupported, 5000);
 }
 
+// The same for grouped calls: random valid calls (groups of random sizes, B per group), then
+// perturbations of the grouped fields (group count, offsets, strides that must be 0, a per-row
+// bias with a stride) and of the shared ones. An accepted call's stacked A, C and D (at least one
+// row), its groups' Bs and its bias fit the address space, and D is apart from A, B and the bias.
+class RandomGroupedCalls {
+ public:
+  explicit RandomGroupedCalls(std::uint64_t seed) : rng_(seed) {}
+
+  GroupedGemm next() {
+    GroupedGemm g;
+    g.groups = int(between(1, 8));
+    g.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(7) << 40);
+    g.m = between(0, 300), g.n = between(1, 300), g.k = between(1, 300);
+    g.op_a = pick({Op::none, Op::transpose});
+    g.op_b = pick({Op::none, Op::transpose});
+    const DataType ab = pick({DataType::f32, DataType::bf16, DataType::f16});
+    const DataType cd = ab == DataType::f32 || chance(50) ? DataType::f32 : ab;
+    const std::int64_t rows = std::max<std::int64_t>(g.m, 1);
+    const bool ta = g.op_a == Op::transpose, tb = g.op_b == Op::transpose;
+    g.a = Matrix{reinterpret_cast<const void*>(std::uintptr_t(1) << 40), ab, Order::row_major, chance(50) ? 0 : (ta ? rows : g.k) + 3};
+    const std::int64_t b_ld = chance(50) ? 0 : (tb ? g.k : g.n) + 5;
+    g.b = Matrix{reinterpret_cast<const void*>(std::uintptr_t(2) << 40), ab, Order::row_major, b_ld,
+                 (tb ? g.n : g.k) * (b_ld == 0 ? (tb ? g.k : g.n) : b_ld)};
+    g.c = Matrix{reinterpret_cast<const void*>(std::uintptr_t(3) << 40), cd};
+    g.d.data = reinterpret_cast<void*>(std::uintptr_t(4) << 40), g.d.type = cd;
+    if (chance(20)) g.c.data = g.d.data;
+    g.beta = Scalar(pick({0.0f, 1.0f}));
+    if (chance(40)) {
+      g.epilogue.bias_kind = pick({BiasKind::per_row, BiasKind::per_column});
+      g.epilogue.bias = reinterpret_cast<const void*>(std::uintptr_t(5) << 40);
+      if (g.epilogue.bias_kind == BiasKind::per_column && chance(50)) g.epilogue.bias_batch_stride = g.n;
+    }
+    for (std::int64_t i = between(0, 3); i > 0; --i) perturb(g);
+    return g;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+
+  bool chance(int percent) { return std::uniform_int_distribution<int>(0, 99)(rng_) < percent; }
+  std::int64_t between(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_); }
+  template <class T>
+  T pick(std::initializer_list<T> values) {
+    return *(values.begin() + between(0, std::int64_t(values.size()) - 1));
+  }
+  std::int64_t extreme() {
+    return pick<std::int64_t>({-1, 0, 1, std::numeric_limits<std::int32_t>::max(), std::int64_t(1) << 40,
+                               std::int64_t(3) << 58, std::int64_t(1) << 61, std::numeric_limits<std::int64_t>::max()});
+  }
+  const void* extreme_pointer() {
+    const std::uintptr_t top = std::numeric_limits<std::uintptr_t>::max();
+    return reinterpret_cast<const void*>(pick<std::uintptr_t>({0, 2, top - 4095, top - 15}));
+  }
+  void perturb(GroupedGemm& g) {
+    switch (between(0, 14)) {
+      case 0: g.groups = int(pick<std::int64_t>({0, -1, 1 << 20, std::numeric_limits<std::int32_t>::max()})); break;
+      case 1:
+        g.offsets = pick({static_cast<const std::int32_t*>(nullptr), reinterpret_cast<const std::int32_t*>((std::uintptr_t(7) << 40) + 2)});
+        break;
+      case 2: g.m = extreme(); break;
+      case 3: g.n = extreme(), g.k = pick<std::int64_t>({g.k, extreme()}); break;
+      case 4: g.b.batch_stride = extreme(); break;
+      case 5: *pick({&g.a.batch_stride, &g.c.batch_stride}) = 64, g.beta = 1.0f; break;  // must be 0
+      case 6: g.d.batch_stride = pick<std::int64_t>({0, 64}); break;
+      case 7: g.d.order = pick({Order::col_major, static_cast<Order>(2)}); break;
+      case 8:  // a per-row bias runs over all m rows: its stride must be 0
+        g.epilogue.bias_kind = BiasKind::per_row, g.epilogue.bias = reinterpret_cast<const void*>(std::uintptr_t(5) << 40);
+        g.epilogue.bias_batch_stride = pick<std::int64_t>({0, 8});
+        break;
+      case 9: g.epilogue.bias_batch_stride = extreme(); break;
+      case 10: *pick({&g.a.ld, &g.b.ld, &g.c.ld}) = extreme(); break;
+      case 11: g.a.data = extreme_pointer(); break;
+      case 12: g.b.data = extreme_pointer(); break;
+      case 13: g.epilogue.bias = g.d.data; break;
+      default: g.a.data = g.d.data; break;
+    }
+  }
+};
+
+std::string accepted_grouped_fault(const GroupedGemm& g) {
+  auto fits = [](const Extent& e) { return e.hi < kAddressEnd; };
+  const std::int64_t rows = std::max<std::int64_t>(g.m, 1);
+  const bool ta = g.op_a == Op::transpose, tb = g.op_b == Op::transpose;
+  const Extent a = extent_of(g.a.data, g.a.type, g.a.order, ta ? g.k : rows, ta ? rows : g.k, g.a.ld, 1, 0);
+  const Extent b = extent_of(g.b.data, g.b.type, g.b.order, tb ? g.n : g.k, tb ? g.k : g.n, g.b.ld, g.groups, g.b.batch_stride);
+  const Extent d = extent_of(g.d.data, g.d.type, Order::row_major, rows, g.n, g.d.ld, 1, 0);
+  if (g.groups < 1 || !g.offsets) return "no groups or offsets";
+  if (!fits(a) || !fits(b) || !fits(d)) return "A, B or D extends past the address space";
+  if (a.overlaps(d) || b.overlaps(d)) return "an operand overlaps D";
+  if (g.beta.device || g.beta.value != 0.0f) {
+    const Extent c = extent_of(g.c.data, g.c.type, g.c.order, rows, g.n, g.c.ld, 1, 0);
+    if (!fits(c)) return "C extends past the address space";
+    if (c.overlaps(d) && g.c.data != g.d.data) return "C overlaps D";
+  }
+  if (g.epilogue.bias_kind != BiasKind::none) {
+    const bool per_row = g.epilogue.bias_kind == BiasKind::per_row;
+    const std::int64_t len = per_row ? rows : g.n;
+    const Extent bias = extent_of(g.epilogue.bias, g.epilogue.bias_type.value_or(g.d.type), Order::row_major, 1, len, len,
+                                  per_row ? 1 : g.groups, g.epilogue.bias_batch_stride);
+    if (!fits(bias)) return "the bias extends past the address space";
+    if (bias.overlaps(d)) return "the bias overlaps D";
+  }
+  return "";
+}
+
+TEST(ApiValidation, RandomGroupedCallsAreRefusedByNameOrAcceptedWhole) {
+  RandomGroupedCalls calls(20261205);
+  int accepted = 0, invalid = 0, faults = 0;
+  for (int i = 0; i < 100000 && faults < 20; ++i) {
+    const GroupedGemm g = calls.next();
+    try {
+      (void)normalize(g);
+      ++accepted;
+      const std::string fault = accepted_grouped_fault(g);
+      if (!fault.empty())
+        ++faults, ADD_FAILURE() << "call " << i << " accepted, but " << fault << ": " << g.groups << " groups, " << g.m
+                                << " x " << g.n << " x " << g.k << ", A " << g.a.data << " B " << g.b.data << " ld "
+                                << g.b.ld << " stride " << g.b.batch_stride << ", bias " << g.epilogue.bias << " stride "
+                                << g.epilogue.bias_batch_stride;
+    } catch (const InvalidArgument& e) {
+      ++invalid;
+      ASSERT_TRUE(names_a_field(e.argument())) << "call " << i << ": " << e.what();
+      ASSERT_EQ(std::string(e.what()).rfind(e.argument() + ": ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(accepted, 10000);
+  EXPECT_GT(invalid, 10000);
+}
+
 }  // namespace
