@@ -3,7 +3,6 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -32,38 +31,52 @@ DType dtype_from_descr(const std::string& d, const std::string& path) {
   if (d == "<f2") return DType::f16;
   if (d == "bfloat16" || d == "<V2") return DType::bf16;
   throw Error(fmt::format("{}: unsupported element type '{}' (gemmlab reads <f4, <f8, <f2 and bfloat16)",
-                          path, d));
+                          path, d.size() > 40 ? d.substr(0, 40) + "..." : d));
 }
 
 }  // namespace
 
+// The header is a Python dict literal, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }".
+// Read by a linear scan: std::regex (libstdc++) recursed once per character matched and overflowed
+// the stack on a long value (a header of a million characters, which the length check admits).
 NpyHeader parse_npy_header(const std::string& dict, const std::string& path) {
+  auto malformed = [&](const std::string& why) { return Error(fmt::format("{}: malformed .npy header ({})", path, why)); };
+  // The position just past "'key'", spaces and a colon, then spaces.
+  auto value_of = [&](const char* key) {
+    const std::string quoted = fmt::format("'{}'", key);
+    std::size_t at = dict.find(quoted);
+    if (at == std::string::npos) throw malformed(fmt::format("no '{}'", key));
+    at = dict.find_first_not_of(" \t\r\n", at + quoted.size());
+    if (at == std::string::npos || dict[at] != ':') throw malformed(fmt::format("no ':' after '{}'", key));
+    at = dict.find_first_not_of(" \t\r\n", at + 1);
+    if (at == std::string::npos) throw malformed(fmt::format("no value for '{}'", key));
+    return at;
+  };
   NpyHeader h;
-  std::smatch m;
-  static const std::regex descr_re(R"('descr'\s*:\s*'([^']*)')");
-  static const std::regex fortran_re(R"('fortran_order'\s*:\s*(True|False))");
-  static const std::regex shape_re(R"('shape'\s*:\s*\(([^)]*)\))");
-  if (!std::regex_search(dict, m, descr_re))
-    throw Error(fmt::format("{}: malformed .npy header (no 'descr')", path));
-  h.descr = m[1];
-  if (!std::regex_search(dict, m, fortran_re))
-    throw Error(fmt::format("{}: malformed .npy header (no 'fortran_order')", path));
-  h.fortran_order = (m[1] == "True");
-  if (!std::regex_search(dict, m, shape_re))
-    throw Error(fmt::format("{}: malformed .npy header (no 'shape')", path));
-  const std::string dims = m[1];
-  static const std::regex int_re(R"(\s*(\d+)\s*(,|$))");
-  std::size_t pos = 0;
-  while (pos < dims.size()) {
-    std::smatch dm;
-    std::string rest = dims.substr(pos);
-    if (rest.find_first_not_of(" \t") == std::string::npos) break;
-    if (!std::regex_search(rest, dm, int_re, std::regex_constants::match_continuous))
-      throw Error(fmt::format("{}: malformed .npy header (bad shape '({})')", path, dims));
-    const std::string digits = dm[1];
+  std::size_t at = value_of("descr");
+  const std::size_t close = dict[at] == '\'' ? dict.find('\'', at + 1) : std::string::npos;
+  if (close == std::string::npos) throw malformed("'descr' is not a quoted string");
+  h.descr = dict.substr(at + 1, close - at - 1);
+  at = value_of("fortran_order");
+  if (dict.compare(at, 4, "True") == 0) h.fortran_order = true;
+  else if (dict.compare(at, 5, "False") == 0) h.fortran_order = false;
+  else throw malformed("'fortran_order' is not True or False");
+  at = value_of("shape");
+  const std::size_t end = dict[at] == '(' ? dict.find(')', at) : std::string::npos;
+  if (end == std::string::npos) throw malformed("'shape' is not a tuple");
+  const std::string dims = dict.substr(at + 1, end - at - 1);
+  // Integers separated by commas, a trailing comma allowed ("(3,)"), spaces anywhere between.
+  std::size_t pos = dims.find_first_not_of(" \t\r\n");
+  while (pos != std::string::npos) {
+    const std::size_t digits_end = dims.find_first_not_of("0123456789", pos);
+    const std::string digits = dims.substr(pos, digits_end == std::string::npos ? std::string::npos : digits_end - pos);
+    if (digits.empty()) throw malformed(fmt::format("bad shape '({})'", dims.size() > 40 ? dims.substr(0, 40) + "..." : dims));
     if (digits.size() > 15) throw Error(fmt::format("{}: .npy dimension {} is too large", path, digits));
     h.shape.push_back(std::stoll(digits));
-    pos += dm.length(0);
+    pos = digits_end == std::string::npos ? digits_end : dims.find_first_not_of(" \t\r\n", digits_end);
+    if (pos == std::string::npos) break;
+    if (dims[pos] != ',') throw malformed(fmt::format("bad shape '({})'", dims.size() > 40 ? dims.substr(0, 40) + "..." : dims));
+    pos = dims.find_first_not_of(" \t\r\n", pos + 1);
   }
   return h;
 }

@@ -140,6 +140,33 @@ TEST(Npy, UnsupportedDtype) {
   std::remove(p.c_str());
 }
 
+// Headers of a million characters (the reader admits headers up to 1 MiB, through format 2.0's
+// 4-byte length): a long descr, a shape padded with spaces, a shape of 300,000 dimensions. Each is
+// read or refused with a message; none may crash (the std::regex reader overflowed its stack).
+TEST(Npy, LongHeadersAreReadOrRefusedWithoutCrashing) {
+  auto v2 = [](const std::string& dict) {
+    std::string out = "\x93NUMPY";
+    out.push_back(2), out.push_back(0);
+    for (int i = 0; i < 4; ++i) out.push_back(char((dict.size() >> (8 * i)) & 0xff));
+    return out + dict;
+  };
+  const std::string path = temp_path("long_header.npy");
+  write_raw(path, v2("{'descr': '" + std::string(1000000, 'a') + "', 'fortran_order': False, 'shape': (2, 2), }"));
+  expect_error_containing(path, "unsupported element type '" + std::string(40, 'a') + "...'");  // cut short
+  write_raw(path, v2("{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::string(1000000, ' ') + "2, 2), }") +
+                      std::string(16, '\0'));
+  const HostMatrix m = read_npy(path);
+  EXPECT_EQ(m.rows, 2);
+  EXPECT_EQ(m.cols, 2);
+  std::string dims;
+  for (int i = 0; i < 300000; ++i) dims += "1,";
+  write_raw(path, v2("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }"));
+  expect_error_containing(path, "expected a 2-D matrix, the file holds 300000 dimension(s)");
+  write_raw(path, v2("{'descr': '<f4', 'fortran_order': False, 'shape': (2, " + std::string(1000000, 'x') + "), }"));
+  expect_error_containing(path, "malformed .npy header (bad shape '(2, " + std::string(37, 'x') + "...)')");
+  std::remove(path.c_str());
+}
+
 TEST(Npy, NotTwoDimensional) {
   const std::string p = temp_path("3d.npy");
   write_raw(p, npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2, 2), }", std::string(32, '\0')));
