@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -51,7 +53,10 @@ Params ParamOptions::resolve() const {
     if (eq == std::string::npos || eq == 0 || eq + 1 == kv.size())
       throw Error(fmt::format("--param expects NAME=VALUE, got '{}'", kv));
     const std::string name = kv.substr(0, eq);
-    p[name] = int(parse_int64(kv.substr(eq + 1), "--param " + name));
+    const std::int64_t value = parse_int64(kv.substr(eq + 1), "--param " + name);
+    if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+      throw Error(fmt::format("--param {}: {} is outside the range of a kernel parameter (a 32-bit integer)", name, value));
+    p[name] = int(value);
   }
   return p;
 }

@@ -92,7 +92,12 @@ TEST(Cli, SizeTooLargeForIndexing) { expect_clean_failure("run --kernel seed.nai
 TEST(Cli, UnknownKernel) { expect_clean_failure("run --kernel nope --size 64", "unknown kernel 'nope'"); }
 TEST(Cli, BlockNotAllowed) { expect_clean_failure("run --kernel seed.naive --block 64 --size 64", "block=64 is not allowed"); }
 TEST(Cli, UnknownParameter) { expect_clean_failure("run --kernel seed.naive --param tile=4 --size 64", "no parameter 'tile'"); }
-TEST(Cli, MalformedParameter) { expect_clean_failure("run --kernel seed.naive --param block --size 64", "NAME=VALUE"); }
+TEST(Cli, MalformedParameter) {
+  expect_clean_failure("run --kernel seed.naive --param block --size 64", "NAME=VALUE");
+  // A value past 32 bits is refused as given, not wrapped into another value (it was: block=-727379969).
+  expect_clean_failure("run --kernel seed.naive --param block=999999999999 --size 64",
+                       "--param block: 999999999999 is outside the range of a kernel parameter");
+}
 TEST(Cli, BadIters) { expect_clean_failure("run --kernel seed.naive --size 64 --iters 0", "iters"); }
 TEST(Cli, BadPrecisionOrOutput) { expect_clean_failure("run --kernel seed.naive --size 64 --output f8", "unknown output type"); }
 
