@@ -193,7 +193,7 @@ nlohmann::json read_results_file(const std::string& path) {
     if (!j.contains("results") || !j["results"].is_array())
       throw Error(fmt::format("{}: not a gemmlab results file (no \"results\" array)", path));
     return j;
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number too large
     throw Error(fmt::format("{}: not valid JSON ({})", path, e.what()));
   }
 }

@@ -162,6 +162,10 @@ TEST(Report, BadInputIsOneClearLine) {
                        "needs dram_gbs");
   std::ofstream(dir.str("not_results.json")) << R"({"hello": 1})";
   expect_clean_failure("report " + dir.str("not_results.json") + " -o " + out, "not a gemmlab results file");
+  // A number past a double's range is a parse error of its own kind (out_of_range), once an
+  // "internal error" with exit status 2.
+  std::ofstream(dir.str("huge_number.json")) << R"({"results": [{"time_median_ms": 1e999}]})";
+  expect_clean_failure("report " + dir.str("huge_number.json") + " -o " + out, "huge_number.json: not valid JSON");
   std::ofstream(dir.str("broken.csv")) << "kernel,m\n\"unterminated,1\n";
   expect_clean_failure("report " + dir.str("broken.csv") + " -o " + out, "broken.csv");
   expect_clean_failure("report " + kFixtures + "sweep_a.json", "--output");
