@@ -78,8 +78,11 @@ struct Span {
 };
 // The names a refusal of one matrix's span gives: its pointer, its leading dimension (empty for a
 // vector) and its batch stride.
+// (Literals: no string is built unless a call is refused, since every call's spans are worked out.)
 struct SpanNames {
-  std::string data, ld, stride;
+  const char* data;
+  const char* ld;  // empty for a vector
+  const char* stride;
 };
 // The span of `rows` lines of `cols` elements `ld` apart, over `batch` items `stride` apart, worked
 // out exactly: a matrix that would run past the end of the address space is refused (its end would
@@ -95,7 +98,7 @@ Span span_of(const void* p, DataType t, std::int64_t rows, std::int64_t cols, st
   const Wide item = Wide(lo) + (Wide(rows - 1) * Wide(ld) + Wide(cols)) * size;
   const Wide hi = item + Wide(batch - 1) * Wide(stride) * size;
   if (hi >= end) {
-    const std::string& arg = item < end ? names.stride : !names.ld.empty() && ld > cols ? names.ld : names.data;
+    const char* arg = item < end ? names.stride : *names.ld && ld > cols ? names.ld : names.data;
     invalid(arg, fmt::format("a {} matrix of {} lines of {} elements {} apart{} from {} would run past the end of the "
                              "address space",
                              to_string(t), rows, cols, ld,
@@ -288,13 +291,13 @@ Problem normalize(const Gemm& g) {
   const Span d = span_of(g.d.data, g.d.type, g.d.order == Order::row_major ? g.m : g.n,
                          g.d.order == Order::row_major ? g.n : g.m, p.ldd, g.batch, p.stride_d,
                          {"d.data", "d.ld", "d.batch_stride"});
-  auto operand_span = [&](const Operand& o, std::int64_t rows_k_major, std::int64_t k, const std::string& name) {
+  auto operand_span = [&](const Operand& o, std::int64_t rows_k_major, std::int64_t k, const SpanNames& names) {
     // stored with `ld` between lines of the contiguous index
-    const SpanNames names{name + ".data", name + ".ld", name + ".batch_stride"};
     return o.k_major ? span_of(o.ptr, p.ab, rows_k_major, k, o.ld, g.batch, o.stride, names)
                      : span_of(o.ptr, p.ab, k, rows_k_major, o.ld, g.batch, o.stride, names);
   };
-  check_inputs_apart(p, operand_span(p.a, g.m, g.k, "a"), operand_span(p.b, g.n, g.k, "b"), d);
+  check_inputs_apart(p, operand_span(p.a, g.m, g.k, {"a.data", "a.ld", "a.batch_stride"}),
+                     operand_span(p.b, g.n, g.k, {"b.data", "b.ld", "b.batch_stride"}), d);
   if (g.d.order == Order::col_major) transpose_problem(p);
   return p;
 }

@@ -93,11 +93,14 @@ std::string ApiOptions::summary() const {
                               d_order == "col" ? ", D column-major" : "");
   if (groups > 0) s += fmt::format(", {} groups", groups);
   else if (batch > 1) s += fmt::format(", batch {}", batch);
-  if (bias != "none" || activation != "none")
-    s += fmt::format(", epilogue {}{}{}", bias != "none" ? "bias(" + bias + ")" : "",
-                     bias != "none" && activation != "none" ? "+" : "", activation != "none" ? activation : "");
+  if (const std::string e = epilogue_summary(); !e.empty()) s += ", epilogue " + e;
   if (determinism != "reproducible") s += ", " + determinism;
   return s;
+}
+
+std::string ApiOptions::epilogue_summary() const {
+  return fmt::format("{}{}{}", bias != "none" ? "bias(" + bias + ")" : "", bias != "none" && activation != "none" ? "+" : "",
+                     activation != "none" ? activation : "");
 }
 
 }  // namespace gemmlab::cli

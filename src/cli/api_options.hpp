@@ -31,6 +31,7 @@ struct ApiOptions {
   void describe(Gemm& g) const;
   void describe(GroupedGemm& g) const;
   std::string summary() const;  // "bf16 -> f32, layout NN, batch 8, bias+gelu"
+  std::string epilogue_summary() const;  // "bias(col)+gelu", or empty without an epilogue
 };
 
 }  // namespace gemmlab::cli

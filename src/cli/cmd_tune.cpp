@@ -288,9 +288,7 @@ void tune_library(const TuneOptions& o) {
   std::sort(timed.begin(), timed.end(), [](auto* a, auto* b) { return a->ms < b->ms; });
   const Plan& chosen = r.chosen;
   std::string layout = o.layout == "NN" ? "" : fmt::format(", layout {}", o.layout);
-  if (o.bias != "none" || o.activation != "none")
-    layout += fmt::format(", epilogue {}{}{}", o.bias != "none" ? "bias(" + o.bias + ")" : "",
-                          o.bias != "none" && o.activation != "none" ? "+" : "", o.activation != "none" ? o.activation : "");
+  if (const std::string e = api.epilogue_summary(); !e.empty()) layout += ", epilogue " + e;
   std::cout << fmt::format("{} on {}{} ({}): {} candidates, {} timed; gemmlab::gemm takes {} [{}]\n\n", o.kernel,
                            to_string(shape), layout, lab.device().name, r.candidates.size(), timed.size(),
                            chosen.kernel, chosen.config);
