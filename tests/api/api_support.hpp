@@ -70,6 +70,23 @@ std::vector<Path> paths(const Context& ctx, const Call& g, cudaStream_t s, Works
 inline char order_code(Order o) { return o == Order::row_major ? 'R' : 'C'; }
 inline char op_code(Op o) { return o == Op::none ? 'N' : 'T'; }
 
+// The call's alpha and beta: host values, or (gc.scalars_on_device) two floats in `scalars`, copied
+// there before the call, as a caller whose scalars a kernel computes would pass them.
+template <class Case, class Call>
+void set_scalars(const Case& gc, DeviceBuffer& scalars, Call& g, cudaStream_t s) {
+  if (!gc.scalars_on_device) {
+    g.alpha = float(gc.alpha);
+    g.beta = float(gc.beta);
+    return;
+  }
+  const float host[2] = {float(gc.alpha), float(gc.beta)};
+  scalars = DeviceBuffer(sizeof(host));
+  GEMMLAB_CUDA(cudaMemcpyAsync(scalars.get(), host, sizeof(host), cudaMemcpyHostToDevice, s));
+  GEMMLAB_CUDA(cudaStreamSynchronize(s));
+  g.alpha = Scalar::on_device(scalars.as<float>());
+  g.beta = Scalar::on_device(scalars.as<float>() + 1);
+}
+
 // One strided-batched case: the public fields a test varies, with the defaults of a plain call.
 struct GemmCase {
   DataType ab = DataType::f32, cd = DataType::f32;
@@ -161,17 +178,7 @@ inline GemmSetup make_setup(const GemmCase& gc, std::uint64_t seed, cudaStream_t
     if (!gc.c_unread_nan) st.c.fill_uniform(seed, kStreamC, s);
     g.c = st.c.input();
   }
-  if (gc.scalars_on_device) {
-    const float host[2] = {float(gc.alpha), float(gc.beta)};
-    st.scalars = DeviceBuffer(sizeof(host));
-    GEMMLAB_CUDA(cudaMemcpyAsync(st.scalars.get(), host, sizeof(host), cudaMemcpyHostToDevice, s));
-    GEMMLAB_CUDA(cudaStreamSynchronize(s));
-    g.alpha = Scalar::on_device(st.scalars.as<float>());
-    g.beta = Scalar::on_device(st.scalars.as<float>() + 1);
-  } else {
-    g.alpha = float(gc.alpha);
-    g.beta = float(gc.beta);
-  }
+  set_scalars(gc, st.scalars, g, s);
   if (gc.bias != BiasKind::none) {
     Layout lb;
     lb.type = gc.bias_f32 ? DataType::f32 : gc.cd;
@@ -348,17 +355,7 @@ inline GroupedSetup make_grouped_setup(const GroupedCase& gc, std::uint64_t seed
     st.c.fill_uniform(seed, kStreamC, s);
     g.c = st.c.input();
   }
-  if (gc.scalars_on_device) {
-    const float host[2] = {float(gc.alpha), float(gc.beta)};
-    st.scalars = DeviceBuffer(sizeof(host));
-    GEMMLAB_CUDA(cudaMemcpyAsync(st.scalars.get(), host, sizeof(host), cudaMemcpyHostToDevice, s));
-    GEMMLAB_CUDA(cudaStreamSynchronize(s));
-    g.alpha = Scalar::on_device(st.scalars.as<float>());
-    g.beta = Scalar::on_device(st.scalars.as<float>() + 1);
-  } else {
-    g.alpha = float(gc.alpha);
-    g.beta = float(gc.beta);
-  }
+  set_scalars(gc, st.scalars, g, s);
   if (gc.bias != BiasKind::none) {
     Layout lb;
     lb.type = gc.bias_f32 ? DataType::f32 : gc.cd;
