@@ -70,6 +70,9 @@ struct Row {
   std::string suite, name, anchor;
   double ms = 0, p10 = 0, p90 = 0, anchor_ms = 0;
   double flops = 0, bytes = 0;  // bytes: the fewest DRAM bytes (inputs once, output once)
+  // A fused call's cost (epilogue suite): the same call without its epilogue, ours and the
+  // anchor's, timed in the same rounds as the fused ones; 0 where not measured.
+  double plain_ms = 0, anchor_plain_ms = 0;
   bool passed = false, anchor_passed = false;
   std::string check;
   std::string plan;
@@ -96,8 +99,12 @@ class Bench {
   Lab& lab() { return lab_; }
   const std::vector<Row>& rows() const { return rows_; }
 
-  // A dense or batched call: A, B, D (and a bias) made from layouts, filled, checked, timed.
-  Row gemm_case(const std::string& suite, const std::string& name, Gemm g, bool cold, double max_seconds = 10.0) {
+  // A dense or batched call: A, B, D (and a bias) made from layouts, filled, checked, timed. With
+  // `with_plain`, a fused call is timed in the same rounds as the call without its epilogue (ours
+  // and the anchor's), so that its cost is not a difference between cases run seconds apart, whose
+  // clocks may differ (a long run at 8192^3 drifts by 10% on an H200).
+  Row gemm_case(const std::string& suite, const std::string& name, Gemm g, bool cold, double max_seconds = 10.0,
+                bool with_plain = false) {
     const cudaStream_t s = lab_.stream();
     const std::int64_t batch = g.batch;
     Layout la = apiref::batched(apiref::operand_layout(g.a.type, g.a.order, g.op_a, g.m, g.k), batch);
@@ -137,7 +144,16 @@ class Bench {
     const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
     r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
     r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
-    time(r, ours, anc.run, cold, max_seconds);
+    if (with_plain && g.epilogue.bias_kind == BiasKind::none && g.epilogue.activation == Activation::none) with_plain = false;
+    if (!with_plain) {
+      time(r, {ours, anc.run}, cold, max_seconds);
+      return add(r);
+    }
+    Gemm plain_g = g, plain_g2 = g2;
+    plain_g.epilogue = plain_g2.epilogue = Epilogue{};
+    const anchor::Anchor plain_anc = anchor::cublas_for(lab_, plain_g2);
+    const std::vector<Timing> t = time(r, {ours, anc.run, [&] { gemm(ctx, plain_g, s); }, plain_anc.run}, cold, max_seconds);
+    r.plain_ms = t[2].ms.median, r.anchor_plain_ms = t[3].ms.median;
     return add(r);
   }
 
@@ -175,7 +191,7 @@ class Bench {
     const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
     r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
     r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
-    time(r, ours, anc.run, cold);
+    time(r, {ours, anc.run}, cold);
     return add(r);
   }
 
@@ -197,13 +213,14 @@ class Bench {
  private:
   static std::string describe_plan(const Plan& p) { return fmt::format("{} {}", p.kernel, p.config); }
 
-  void time(Row& r, const std::function<void()>& ours, const std::function<void()>& anchor, bool cold,
-            double max_seconds = 10.0) {
+  // runs[0] is ours, runs[1] the anchor's, any others timed beside them; returns every run's timing.
+  std::vector<Timing> time(Row& r, const std::vector<std::function<void()>>& runs, bool cold, double max_seconds = 10.0) {
     TimingPlan plan{3, o_.iters, max_seconds, cold};
-    const std::vector<Timing> t = time_interleaved(lab_, plan, {ours, anchor}, {{}, {}});
+    std::vector<Timing> t = time_interleaved(lab_, plan, runs, std::vector<std::function<void()>>(runs.size()));
     r.ms = t[0].ms.median, r.p10 = t[0].ms.p10, r.p90 = t[0].ms.p90;
     r.anchor_ms = t[1].ms.median;
     r.held = t[0].held;
+    return t;
   }
 
   Row add(const Row& r) {
@@ -386,7 +403,7 @@ void bench(const BenchOptions& o) {
           Gemm g = dense(t, n, n, n, "NN");
           g.epilogue.bias_kind = e.bias;
           g.epilogue.activation = e.act;
-          b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, n, e.name), g, false);
+          b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, n, e.name), g, false, 10.0, true);
         }
       }
   }
@@ -407,29 +424,33 @@ void bench(const BenchOptions& o) {
   print_table(b.rows(), copy_gbs);
   if (copy_gbs > 0) std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write)\n", copy_gbs);
   print_suite_summary(b.rows(), copy_gbs);
-  // The epilogue's cost: each fused variant against the plain call of its precision, for gemmlab
-  // and for the anchor.
+  // The epilogue's cost: each fused variant against the same call without it, timed in the same
+  // rounds, for gemmlab and for the anchor.
   const auto& rows = b.rows();
+  bool costs = false;
   for (const Row& r : rows) {
-    if (r.suite != "epilogue" || r.name.ends_with(" plain")) continue;
+    if (r.suite != "epilogue" || r.plain_ms <= 0) continue;
+    if (!costs) std::cout << "\nthe fused epilogue's cost over the same call without it, timed in the same rounds:\n";
+    costs = true;
     const std::string size = r.name.substr(0, r.name.rfind(' '));  // "bf16 4096^3"
-    const auto plain = std::find_if(rows.begin(), rows.end(), [&](const Row& x) {
-      return x.suite == "epilogue" && x.name == size + " plain";
-    });
-    if (plain == rows.end()) continue;
     std::cout << fmt::format("{} fused {} costs {:+.1f}% in gemmlab ({:.4f} against {:.4f} ms) and {:+.1f}% in {} ({:.4f} "
                              "against {:.4f} ms)\n",
-                             size, r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / plain->ms - 1), r.ms,
-                             plain->ms, 100.0 * (r.anchor_ms / plain->anchor_ms - 1), r.anchor, r.anchor_ms, plain->anchor_ms);
+                             size, r.name.substr(r.name.rfind(' ') + 1), 100.0 * (r.ms / r.plain_ms - 1), r.ms, r.plain_ms,
+                             100.0 * (r.anchor_ms / r.anchor_plain_ms - 1), r.anchor, r.anchor_ms, r.anchor_plain_ms);
   }
   if (!o.json.empty()) {
     std::vector<nlohmann::json> records;
-    for (const Row& r : rows)
+    for (const Row& r : rows) {
       records.push_back({{"suite", r.suite}, {"case", r.name}, {"plan", r.plan}, {"median_ms", r.ms}, {"p10_ms", r.p10},
                          {"p90_ms", r.p90}, {"anchor", r.anchor}, {"anchor_median_ms", r.anchor_ms},
                          {"ratio_to_anchor", r.ratio()}, {"flops", r.flops}, {"min_bytes", r.bytes},
                          {"passed", r.passed}, {"anchor_passed", r.anchor_passed}, {"timing_order", "interleaved"},
                          {"timing_held", r.held}, {"l2_flushed", r.cold}});
+      if (r.plain_ms > 0) {
+        records.back()["plain_median_ms"] = r.plain_ms;
+        records.back()["anchor_plain_median_ms"] = r.anchor_plain_ms;
+      }
+    }
     nlohmann::json ctx = run_context(b.lab().device(), command_line());
     if (copy_gbs > 0) ctx["copy_bandwidth_gbs"] = copy_gbs;
     write_json_file(o.json, ctx, records);
