@@ -5,9 +5,12 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests retests examples explain bench torch sanitize tune lab" (default: all but retests, tune, lab)
+#   STEPS="build tests retests examples explain bench torch flush sanitize tune lab" (default: all but retests,
+#   flush, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
-#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
+#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
+#   FLUSH_PRECISIONS=bf16 FLUSH_ROUNDS=2 (the flush step: the shape suite with the L2 flushed by a write, then by
+#   a read, FLUSH_ROUNDS times; src/harness/l2_flush.hpp)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
 #
 # Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
@@ -121,6 +124,22 @@ fi
 if want torch; then
   timeout "${CAP_TORCH:-60}" python3 scripts/device/torch_anchors.py "$out/torch.json" >"$out/torch.txt" 2>&1 &&
     note "torch anchors" ok || { note "torch anchors" FAILED; tail -20 "$out/torch.txt"; }
+fi
+
+if want flush; then
+  # The same binary, the two ways of flushing L2 alternately (docs/shapes.md, "How the L2 is flushed").
+  t0=$SECONDS
+  for round in $(seq "${FLUSH_ROUNDS:-2}"); do
+    for mode in write read; do
+      f="$out/flush-$mode-$round"
+      GEMMLAB_L2_FLUSH=$mode timeout "${CAP_FLUSH:-240}" build/gemmlab bench --suite shapes \
+        --precisions "${FLUSH_PRECISIONS:-bf16}" --shape-seconds 0.15 --iters 20 --json "$f.json" >"$f.txt" 2>"$f.err" ||
+        { status=1; tail -5 "$f.err"; }
+      note "flush $mode, round $round" "$(grep -A20 '^precision  shapes' "$f.txt" | grep -E '^(bf16|fp16|tf32|fp32) ' |
+        awk '{printf "%s geomean %s, roof %s (cuBLAS %s); ", $1, $3, $(NF-4), $NF}')"
+    done
+  done
+  note "flush time" "$((SECONDS - t0)) s"
 fi
 
 if want sanitize; then

@@ -30,6 +30,7 @@
 #include "core/error.hpp"
 #include "gemmlab/gemmlab.hpp"
 #include "harness/anchors.hpp"
+#include "harness/l2_flush.hpp"
 #include "harness/timing.hpp"
 #include "reference/api_reference.hpp"
 #include "results/record.hpp"
@@ -419,7 +420,10 @@ void bench(const BenchOptions& o) {
   const double copy_gbs = wants("grouped") || wants("shapes") ? b.copy_bandwidth() : 0;
   std::cout << '\n';
   print_table(b.rows(), copy_gbs);
-  if (copy_gbs > 0) std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write)\n", copy_gbs);
+  if (copy_gbs > 0)
+    std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write); the memory-bound cases "
+                             "timed with the L2 flushed by a {} (harness/l2_flush.hpp)\n",
+                             copy_gbs, L2Flush::mode_from_environment() == L2Flush::Mode::read ? "read" : "write");
   print_suite_summary(b.rows(), copy_gbs);
   // The epilogue's cost: each fused variant against the same call without it, timed in the same
   // rounds, for gemmlab and for the anchor.

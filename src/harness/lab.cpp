@@ -28,8 +28,8 @@ ExecContext Lab::context(void* workspace, std::size_t workspace_bytes) const {
 }
 
 void Lab::flush_l2() {
-  if (!flush_.get()) flush_ = DeviceBuffer(std::size_t(device_.l2_bytes) * 2);
-  GEMMLAB_CUDA(cudaMemsetAsync(flush_.get(), ++flush_value_, flush_.bytes(), stream_));
+  if (!flush_.ready()) flush_ = L2Flush(std::size_t(device_.l2_bytes), device_.sm_count, stream_, L2Flush::mode_from_environment());
+  flush_.enqueue(stream_);
 }
 
 StreamHold* Lab::hold() {

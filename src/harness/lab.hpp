@@ -12,6 +12,7 @@
 #include "core/buffer.hpp"
 #include "core/device.hpp"
 #include "harness/hold.hpp"
+#include "harness/l2_flush.hpp"
 #include "kernels/kernel.hpp"
 
 namespace gemmlab {
@@ -30,7 +31,8 @@ class Lab {
   cublasHandle_t cublas() const { return cublas_; }
   ExecContext context(void* workspace = nullptr, std::size_t workspace_bytes = 0) const;
 
-  // Enqueue a write over a buffer twice the size of L2, evicting A, B and C from it.
+  // Enqueue a read over a buffer twice the size of L2, evicting A, B and C from it and leaving no
+  // dirty line behind (harness/l2_flush.hpp).
   void flush_l2();
   // The hold the timed runs are enqueued behind (harness/hold.hpp), made on first use; null where
   // holds are off: under a tool that serialises launches (ncu, compute-sanitizer: a launch returns
@@ -45,10 +47,9 @@ class Lab {
   std::unique_ptr<Context> library_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
-  DeviceBuffer flush_;
+  L2Flush flush_;
   std::unique_ptr<StreamHold> hold_;
   bool holds_off_ = false;
-  unsigned char flush_value_ = 0;
 };
 
 }  // namespace gemmlab

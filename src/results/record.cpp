@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "harness/l2_flush.hpp"
 #include "kernels/registry.hpp"
 #include "results/csv_input.hpp"
 
@@ -37,6 +38,8 @@ nlohmann::json run_context(const DeviceInfo& dev, const std::string& command_lin
       {"theoretical_fp32_tflops", dev.peak_fp32_tflops()},
       {"theoretical_dram_gbs", dev.peak_dram_gbs()},
       {"l2_bytes", dev.l2_bytes},
+      // How a cold run's L2 was flushed (harness/l2_flush.hpp): by a read, or by a write as before.
+      {"l2_flush", L2Flush::mode_from_environment() == L2Flush::Mode::read ? "read" : "write"},
       {"driver", v.driver},
       {"cuda_runtime", v.runtime},
       {"cublas", v.cublas},

@@ -14,6 +14,7 @@
 #include "kernels/registry.hpp"
 #include "reference/cpu_gemm.hpp"
 #include "reference/device_reference.hpp"
+#include "results/record.hpp"
 
 using namespace gemmlab;
 
@@ -154,6 +155,27 @@ TEST_F(Harness, TimingIsPositiveAndCublasRatioIsReported) {
   EXPECT_LE(r.kernel.timing->ms.median, r.kernel.timing->ms.max);
   EXPECT_GT(r.ratio_to_cublas(), 0);
   EXPECT_TRUE(r.passed());
+}
+
+// Cold runs (the L2 flushed before each timed run, harness/l2_flush.hpp) with either flush: timed
+// as asked, the results still verified after the last timed run, and the flush's mode recorded.
+TEST_F(Harness, ColdRunsAreTimedAndVerifiedWithEitherFlush) {
+  for (const char* mode : {"read", "write"}) {
+    ::setenv("GEMMLAB_L2_FLUSH", mode, 1);
+    Lab lab;
+    RunSpec spec;
+    spec.kernel = "auto.bf16";
+    spec.shape = {16, 1000, 3000};
+    spec.timing = TimingPlan{1, 5, 5.0, true, true};
+    const RunResult r = run_gemm(lab, spec);
+    ASSERT_TRUE(r.kernel.timing && r.cublas && r.cublas->timing) << mode;
+    EXPECT_EQ(r.kernel.timing->iters, 5) << mode;
+    EXPECT_GT(r.kernel.timing->ms.min, 0) << mode;
+    EXPECT_TRUE(r.kernel.last.checked) << mode;
+    EXPECT_TRUE(r.passed()) << mode << ": " << r.kernel.last.summary();
+    EXPECT_EQ(run_context(lab.device(), "test").at("l2_flush"), mode);
+  }
+  ::unsetenv("GEMMLAB_L2_FLUSH");
 }
 
 // --interleave: the kernel and cuBLAS alternate run by run. Both get the same number of timed runs,
