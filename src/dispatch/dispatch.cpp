@@ -104,8 +104,8 @@ bool choose_family(const ContextImpl& ctx, const Problem& p, Family family, Conf
     // Whether a partial last wave gets a stream-K tail depends on the shape's number of tiles, which
     // an entry does not carry to its neighbours: at the entry's own shape "no tail" and "a tail
     // where the model finds it gains" often ran the same kernel (no partial wave there), so the
-    // measurement said nothing about the tail. Elsewhere the tail rule decides (FP32 1536^3 on an
-    // H200: 72 tiles for 132 SMs, 70% of cuBLAS without the tail, 111% with it; docs/shapes.md).
+    // measurement said nothing about the tail. Elsewhere the tail rule decides (FP32 1536^3, 72 tiles
+    // for 132 SMs, ran far slower without the tail; docs/shapes.md, "The dispatch table's reach").
     auto take = [&](const Config& c, bool tail_here) {
       if (!transfers_here || reject(c)) return false;
       out.family = family;
@@ -143,9 +143,8 @@ constexpr auto kEveryShape = [](const auto&, const TableEntry&) { return true; }
 // An entry's tile measured at its own shape says little where the same tile fills the GPU's waves
 // far worse: a 1024^3 entry's 128 x 64 tiles make one wave of 128 on 132 SMs, but 136 tiles at
 // 1023 x 1025 x 1027, a second wave of 4 (docs/shapes.md, "A table entry's tile only where it
-// fills the waves"). Below 85% of the entry's wave fill, the model decides. (At 75%, the bound
-// until it was measured at neighbours with 0.77 to 0.83 of their entry's fill, the entries ran
-// 13 to 20% slower than the model's choice: FP32 1200^3, BF16 1700^3 and 3500^3 on an H200.)
+// fills the waves"). Below 85% of the entry's wave fill, the model decides. (The bound was 75%
+// until entries at neighbours just above it ran far slower than the model's choice on an H200.)
 constexpr double kWaveFillKept = 0.85;
 
 // The `transfers` of a family whose configurations fill waves: `fill(config, problem)` is its wave
@@ -167,10 +166,9 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // or more become 192 x 96 ones where those finish in fewer rounds, and its 128-row tiles 64 x 64
   // ones where those gain: the entries were measured before 64 x 64 tiles existed. Its pairs of
   // 128 x 256 tiles stay pairs away from its own shape only where sm90_wide_pairs_gain: pairs and
-  // single tiles measure within a percent or two of each other over many waves, so the pairing an
-  // entry won by says little at a neighbour with fewer waves (5120^3 on an H200 took the 6144^3
-  // entry's pairs: 0.3740 ms, single tiles with a stream-K tail 0.3631; docs/shapes.md, "Pairs of
-  // wide tiles need a longer K").
+  // single tiles measure close to each other over many waves, so the pairing an entry won by says
+  // little at a neighbour with fewer waves (5120^3 on an H200 ran the 6144^3 entry's pairs slower
+  // than single tiles with a stream-K tail; docs/shapes.md, "Pairs of wide tiles need a longer K").
   const auto from_entry = [&p, &dev](const TableEntry& e) {
     Sm90Config c = sm90_from(e);
     if (c.tile_n == 256 && c.cluster == 2 && !at_entry_shape(e, p) && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;

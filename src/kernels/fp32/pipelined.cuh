@@ -129,12 +129,11 @@ struct PipelinedConfig {
   // which registers ptxas assigns, and FMAs whose register-file reads fall in one bank (all even or
   // all odd, none from the reuse cache) are what these loops lose time to:
   // - kCrossBarrier: tile t + 1's barrier and first fragment loads before the last k of tile t.
-  //   64x128 (8x8, 128 threads) went from 81.7% to 92% of cuBLAS at 4096^3. It needs registers:
-  //   under the 128-register budget of two 256-thread blocks (or one of 512) ptxas paid with bank
-  //   conflicts (10 FMAs of 1024 in a k tile with all sources in one bank became 105), and
-  //   128x128 (8x8) fell from 88% to 79%. So: only where a thread has ~170 registers or more.
-  // - kSnakeOrder: every other FMA column bottom-up. 128x256 (16x8): 0.7 to 0.9% faster; for 8-row
-  //   tiles it tripled the one-bank FMAs of 64x128, which ran 12% slower.
+  //   It made 64x128 (8x8, 128 threads) much faster, but it needs registers: under the 128-register
+  //   budget of two 256-thread blocks (or one of 512) ptxas paid with bank conflicts (ten times the
+  //   one-bank FMAs), and 128x128 (8x8) ran slower. So: only where a thread has ~170 registers or more.
+  // - kSnakeOrder: every other FMA column bottom-up. A small gain for 128x256 (16x8); for 8-row
+  //   tiles it tripled the one-bank FMAs of 64x128, which ran slower.
   static constexpr bool kCrossBarrier = kThreads * kMinBlocks <= 384;
   static constexpr bool kSnakeOrder = TM == 16;
   // - kPermutedOrder: the FMAs of one k in a searched order (multiply_tile). 128-row tiles with
@@ -304,17 +303,17 @@ __device__ __forceinline__ void multiply_tile(const PipelinedArgs& p, float* sme
   const float* const b_frag = Bs + wn + ln;
   // The FMAs of one k, in both loops below: column by column (j outer), so that consecutive FMAs
   // share b[j] through the operand reuse cache. Row by row, b[j] and acc[i][j] are same-parity
-  // registers (both come in aligned quads: LDS.128 and the float4 epilogue), which ran 0.7 to 1.3%
-  // slower on the H100. kSnakeOrder runs every other column bottom-up, so that a[i] can be shared
-  // across the column change too. ptxas reorders the FMAs and assigns the registers either way, so
-  // the two loops are kept as measured: small changes to either moved its speed by several percent.
+  // registers (both come in aligned quads: LDS.128 and the float4 epilogue), which ran slower on
+  // the H100 (docs/kernels/fp32-ladder.md, "Column-major FMA order"). kSnakeOrder runs every other
+  // column bottom-up, so that a[i] can be shared across the column change too. ptxas reorders the
+  // FMAs and assigns the registers either way, so the two loops are kept as measured.
   if constexpr (Cfg::kCrossBarrier) {
     // Tile t + 1's barrier comes before the last k of tile t, and its first fragments load while
     // that k's FMAs issue: no warp waits out a shared-load latency after the barrier. The loads of
     // k + 1 go one float4 after each FMA column. After the last tile the barrier still comes and the
     // fragments load from a stale slot, unused: one loop body without a branch (with a branch
     // between the two kinds of load, ptxas bunched the shared loads of every k with 4-cycle stalls,
-    // and 128x256 ran 6% slower).
+    // and 128x256 ran slower: docs/kernels/fp32-ladder.md, "Cross-barrier prefetch").
     float a[2][TM], b[2][8];
     // Piece q of the fragments of k in slot `slot`: q < TM / 4 a float4 of A, then two of B.
     constexpr int PIECES = TM / 4 + 2;
@@ -701,7 +700,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_gemm
 // The stream-K tail, launched after pipelined_gemm on the same stream: block b multiplies its range
 // of the tail's k-tiles (stream_k_tail.hpp), piece by piece. A kernel of its own because the piece
 // loop and the fix-up change how ptxas compiles the main loop: with both paths in pipelined_gemm,
-// its whole tiles ran 6% slower on the H100 (docs/kernels/fp32-ladder.md, step 8).
+// its whole tiles ran slower on the H100 (docs/kernels/fp32-ladder.md, step 8).
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail_gemm(PipelinedArgs p, StoreArgs o) {
   extern __shared__ __align__(16) float smem[];
@@ -714,8 +713,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_tail
   // k-tile 0 of its tile, the first (run last) inside one: so every block multiplies about the same
   // k-tile at the same time (all within k_tiles minus the range length), as the whole tiles do, and
   // reads the A and B panels it shares with the others from L2. In range order, each block would start
-  // at a k-tile of its own: at 4096^3 on the H100 the tail then read twice the DRAM bytes of three
-  // whole waves (611 MB against 93 MB now; docs/kernels/fp32-ladder.md, step 8).
+  // at a k-tile of its own: at 4096^3 on the H100 the tail then read more DRAM bytes than three
+  // whole waves (docs/kernels/fp32-ladder.md, step 8).
   const int begin = int(tail.begin(b));
   float acc[Cfg::kTM][8];
   for (int i = int(tail.begin(b + 1)); i > begin;) {  // the next piece: iterations [i0, i) of tail tile t

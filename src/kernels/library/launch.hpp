@@ -67,11 +67,11 @@ struct LaunchEnv {
 // The launch of one of the library's GEMM kernels (grid, block, dynamic shared memory, clusters of
 // `cluster` CTAs along x) on `stream`, early where the stream says so (LaunchConfig): its blocks
 // take the SMs the kernel ahead of it frees as it drains and wait there (each library kernel starts
-// with dev::start_in_stream_order), about a microsecond less between a call's copy and its GEMM, or
+// with dev::start_in_stream_order), shortening the gap between a call's copy and its GEMM, or
 // between consecutive calls (docs/shapes.md, "Early launch"). Only the GEMM kernels are launched
 // so; their grids take one CTA an SM or fill every SM. The copies and the split-K reductions keep
 // plain stream order: their small grids, placed early, piled onto the few SMs free first (a
-// reduction of 128 slices of 64 x 64 ran 2 us slower).
+// reduction of 128 slices of 64 x 64 ran slower).
 class KernelLaunch : public LaunchConfig {
  public:
   KernelLaunch(dim3 grid, dim3 block, std::size_t smem, KernelStream stream, unsigned cluster = 1)

@@ -42,10 +42,10 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 
 // The model's configurations, in the index order of DeviceState::simt_resident, with their
 // throughput relative to the best when the GPU is full, measured by `gemmlab tune` on an H100 at
-// 4096^3 (docs/kernels/fp32-ladder.md, step 9: 128x256 with 16x8 thread tiles 46.6 TFLOPS, 128x128
-// (16x8) 44.0, 64x128 (8x8) 44.3; 64x64 has no recorded measurement). 32x128 (8x8): 0.90 of 128x256
-// at 4096^3 on an H200; it serves D with at most 32 rows, or a last tile row of at most 32, where
-// 64-row tiles compute up to half padding (docs/shapes.md, "32-row FP32 tiles").
+// 4096^3 (docs/kernels/fp32-ladder.md, step 9, "Calibration"; 64x64's has no recorded measurement).
+// 32x128 (8x8), its rate measured at 4096^3 on an H200, serves D with at most 32 rows, or a last
+// tile row of at most 32, where 64-row tiles compute up to half padding (docs/shapes.md, "32-row
+// FP32 tiles").
 struct ModelTile {
   int tile_m, tile_n, thread_m, stages;
   double efficiency;
@@ -471,18 +471,17 @@ SimtConfig config_of(const ModelTile& t, int splits) {
 // 115 units per 4 MB moved on an H100). With a stream-K tail, the last partial wave costs each
 // block its range of the tail's k-tiles plus the tail's overhead instead of a whole tile.
 // The warps an SM needs resident to run at its full rate: with fewer, each one's latencies are
-// exposed. A 64 x 64 tile has 2 warps; one such block an SM (8192 x 64 x 8192 without split-K,
-// 128 blocks for 132 SMs) took 0.50 ms on an H100, four of a quarter of k each 0.25 ms
-// (`gemmlab tune --kernel auto.fp32`). Nor are 4 enough: one 64 x 128 block an SM ran slower than
-// two with half the k each (32 x 4096 x 14336 in 4 and 8 slices 0.2035 and 0.179 ms, 64 x 4096 x
-// 4096 0.0726 and 0.0601; 8192 x 64 x 8192 in 64 x 64 tiles, 2 and 4 slices, 0.289 and 0.245; H100).
+// exposed. A 64 x 64 tile has 2 warps; one such block an SM (8192 x 64 x 8192 without split-K)
+// ran far slower on an H100 than four with a quarter of k each. Nor are 4 enough: one 64 x 128 block
+// an SM ran slower than two with half the k each (docs/shapes.md, "The FP32 model's small problems"
+// and "FP32 split-K in thin slices").
 constexpr double kSaturatingWarps = 8.0;
 // A launch that is all tail (fewer tiles than resident blocks) with a few k-tiles a block measured
 // far slower than the tail's model, whose overhead (fp32::kTailOverhead) was fitted where blocks
-// take hundreds: 128^3 as one 128 x 256 tile over 8 blocks of 1 k-tile 0.021 to 0.023 ms (the
-// shape suite's runs), in 64 x 128 tiles with 8 slices of k 0.0093; 333 x 777 x 555 (blocks of
-// 4 k-tiles) 0.0407 against 0.0269; 1536^3 (53 k-tiles a block) 0.171 ms, the fastest candidate
-// (H100, `gemmlab tune --kernel auto.fp32`, docs/results/h100/shapes/tune-fp32.txt). Below this many k-tiles a block the model weighs such a launch without its tail.
+// take hundreds: 128^3 and 333 x 777 x 555 (1 and 4 k-tiles a block) ran far slower than split-K,
+// while 1536^3 (53 k-tiles a block) was the fastest candidate (H100; docs/shapes.md, "The FP32
+// model's small problems"). Below this many k-tiles a block the model weighs such a launch without
+// its tail.
 constexpr std::int64_t kMinAllTailRange = 16;
 // The main loop's rate with a K-major B (transposing 4-byte copies) and with an N-major B copied 4
 // bytes at a time (narrow_b), relative to 16-byte copies of an N-major B; and B's N-major copy
@@ -492,8 +491,8 @@ constexpr double kTransposedBRate = 0.82, kNarrowBRate = 0.87;
 constexpr double kCopyUnitsPerMiB = 6.0, kCopyLaunchUnits = 50.0;
 
 // Split-K's partial sums that fit in half the L2 are read back from it, not from DRAM: the second
-// pass then cost about a third of the DRAM rate (`gemmlab tune --kernel auto.fp32`, H100: 500 x 500
-// x 300 in 2, 4 and 8 slices 0.0195, 0.0153 and 0.0162 ms, about 1 us a MB of partial sums).
+// pass then cost about a third of the DRAM rate (`gemmlab tune --kernel auto.fp32`, H100;
+// docs/shapes.md, "FP32 split-K in thin slices").
 constexpr double kReduceUnitsPerMiB = 115.0 / 4.0, kL2ReduceShare = 1.0 / 3.0;
 
 double estimate(const Problem& p, const ModelTile& t, const SimtConfig& c, const fp32::StreamKTail& tail, int sms,
@@ -564,8 +563,8 @@ SimtConfig simt_model_choice(const Problem& p, const DeviceState& state, std::si
   };
   for (const ModelTile& t : kModel)
     for (int splits : kSplits) {
-      // Every slice at least one k-tile: few tiles with a short k run fastest in thin slices
-      // (128^3: 8 slices of 16 0.0098 ms, 2 of 64 0.0122, none 0.0140; H100, `gemmlab tune`).
+      // Every slice at least one k-tile: few tiles with a short k ran fastest in thin slices on an
+      // H100 (docs/shapes.md, "FP32 split-K in thin slices").
       if (splits > 1 && p.k < kBK * splits) continue;
       SimtConfig c = config_of(t, splits);
       if (const std::optional<double> time = cost(p, t, c, workspace_bytes)) consider(c, *time);

@@ -184,8 +184,9 @@ std::optional<std::string> bulk_reject(const Problem& p, const Sides& s) {
 // (skinny_first), the TMA-fed form's stages keep enough (docs/shapes.md, "TMA stages for long
 // decode operands"). With 9 to 16 columns the tile kernel's 128 x 64 tiles are only a quarter
 // padding and stay faster. With 17 to 64 rows it is a candidate of tune and the tables only: its
-// eight warps' mma.sync products limit an SM to about 28 GB/s of W there, and the tile kernel
-// with split-K was faster on most shapes measured (docs/shapes.md).
+// eight warps' mma.sync products, not the bytes, bound an SM there, and the tile kernel with
+// split-K was faster on most shapes measured (docs/shapes.md, "The TMA-fed form for TF32, and for
+// 17 to 64 columns").
 constexpr double kRegisterPathMaxBytes = double(1 << 28);
 double w_bytes_of(const Problem& p, const Sides& s) {
   return double(s.big) * double(p.k) * double(elem_bytes(p)) * double(s.w->stride == 0 ? 1 : p.batch);
@@ -414,18 +415,18 @@ bool skinny_first(const Problem& p) {
   const Sides s = sides_of(p);
   // A decode step or GEMV: m <= 16 against a long operand of thousands of rows and k. Up to a few
   // hundred MB the register path's start (no pipeline to fill, no tile of padding) wins; beyond,
-  // for 16-bit operands, it keeps too few bytes in flight (H100: 16 x 28672 x 8192, 470 MB,
-  // 0.217 ms against the tile kernel's 0.191 ms) and the TMA-fed form takes over (bulk_first).
+  // for 16-bit operands, it keeps too few bytes in flight (slower than the tile kernel on an H100:
+  // docs/shapes.md, "The skinny kernel") and the TMA-fed form takes over (bulk_first).
   // Past that size TF32 takes the TMA-fed form as well (bulk_first) with at most 8 rows, and the
   // register path where that form cannot read its operands: the TF32 tile kernel's 128-row tile is
-  // 7/8 padding at 16 rows (L2 flushed, b57d250, H100 / H200: 16 x 28672 x 8192, 940 MB, 0.352 /
-  // 0.251 ms in the register path against 0.360 / 0.338 ms in 128 x 128 tiles). With 9 to 16 rows
-  // its 64-row tiles are faster than both forms (tf32_tiles_first).
+  // 7/8 padding at 16 rows, and the register path measured faster on an H100 and an H200
+  // (docs/shapes.md, "TF32 tiles of 128 rows"). With 9 to 16 rows its 64-row tiles are faster than
+  // both forms (tf32_tiles_first).
   if (tf32_tiles_first(p, s)) return false;
   const bool decode = decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
-  // a batch of small problems (1024 x 64^3) the tile kernel's too: 0.0184 ms there, 0.0598 ms here
-  // (H100).
+  // a batch of small problems (1024 x 64^3) the tile kernel's too, measured far faster there on an
+  // H100 (docs/shapes.md, "The skinny kernel").
   return decode || bulk_first(p);
 }
 
@@ -558,8 +559,7 @@ bool skinny_simt_first(const Problem& p) {
   const Sides s = sides_of(p);
   const double w_elems = double(s.big) * double(p.k);
   // With TF32 allowed, the tensor-core kernels are the faster from 8 columns, the mma.sync form
-  // over long operands too (16 x 28672 x 8192, 940 MB, L2 flushed, b57d250, H100 / H200: 0.352 /
-  // 0.251 ms there against 0.456 / 0.457 here).
+  // over long operands too (H100 and H200, L2 flushed; docs/shapes.md, "TF32 tiles of 128 rows").
   if (p.tf32 && s.small > 4) return false;
   return w_elems >= double(1 << 20);
 }

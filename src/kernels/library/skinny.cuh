@@ -123,8 +123,8 @@ template <class E> constexpr int kPerWord = 4 / int(sizeof(E));
 template <int N> struct Words { std::uint32_t v[N]; };
 // kPrefetch: the L2 fetches 256 bytes around each miss. It helps the big-major W, whose warp reads
 // 128 contiguous bytes per k row and whose neighbour tile reads the next 128; it slowed the
-// K-major W (16 x 4096 x 4096 NT on an H200: 0.0229 to 0.0280 ms), whose warp reads 64 bytes of
-// each of 64 rows 32 KB apart.
+// K-major W (docs/shapes.md, "The skinny kernel"), whose warp reads 64 bytes of each of 64 rows
+// 32 KB apart.
 template <int N, bool kPrefetch>
 __device__ __forceinline__ Words<N> load_words(const void* at) {
   Words<N> r;

@@ -39,8 +39,8 @@ namespace gemmlab::detail::skinny {
 // banks. Each mma.sync consumer warp multiplies 16 NT = 64 rows of W (at most 16 short-side
 // columns). The wgmma form (kWg: 32 or 64 columns, a prefill chunk or a small batch) has a tile of
 // 128 rows, a box of 64 for each of its two consumer warpgroups, a warp's share 16 of them: half
-// the tile of the mma.sync form, so twice the CTAs over the same W, which is what an SM's rate of
-// about 30 GB/s there needs to fill the GPU (docs/shapes.md).
+// the tile of the mma.sync form, so twice the CTAs over the same W, which is what an SM's measured
+// rate there needs to draw the GPU's bandwidth (docs/shapes.md, "wgmma for 17 to 64 columns").
 template <class E, int MT, bool kWK, bool kWg = false>
 struct BulkLayout {
   static_assert(kWg == (MT >= 4), "mma.sync for 8 or 16 short-side columns, wgmma for 32 or 64");
@@ -145,10 +145,11 @@ __device__ __forceinline__ void read_step(Step<E, MT, NT, kWK>& s, std::uint32_t
 // consumer warpgroup `wg` multiplies the stage's box `wg` (64 rows of W) as wgmma's A (a K-major
 // box as it is, a big-major one transposed by the instruction, as the tile kernel reads an M-major
 // A) by X's box as B (K-major, its 8 MT rows wgmma's N), four k16 steps a stage. The mma.sync
-// form's fragments come from shared memory through the warps' registers, and its products limited
-// an SM to about 28 GB/s of W at 64 columns (docs/shapes.md); wgmma reads both operands from
-// shared memory. Its accumulators have the K-major mma.sync fragments' layout (row g + 8 (e / 2),
-// column 2 t + e % 2 of each 16 x 8 piece), so the sums are stashed and stored as those.
+// form's fragments come from shared memory through the warps' registers, and its products bound
+// an SM at 64 columns (docs/shapes.md, "The TMA-fed form for TF32, and for 17 to 64 columns");
+// wgmma reads both operands from shared memory. Its accumulators have the K-major mma.sync
+// fragments' layout (row g + 8 (e / 2), column 2 t + e % 2 of each 16 x 8 piece), so the sums are
+// stashed and stored as those.
 template <class T, int MT, bool kWK>
 __device__ __forceinline__ void wgmma_stage(float (&acc)[MT][4], std::uint32_t w_at, std::uint32_t x_at, int wg) {
   namespace tc = gemmlab::tc::sm90;

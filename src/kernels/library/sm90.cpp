@@ -368,10 +368,10 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   }
   // A decode step whose weights are past the skinny kernel's reach (m <= 16, B over 256 MiB:
   // skinny_first) and that split-K leaves whole: B is streamed once whatever the tile, and 128 x 256
-  // tiles with a stream-K tail stream it faster than 128 x 128 ones (L2 flushed, b30db82, `gemmlab
-  // tune --cold`: 16 x 28672 x 8192 0.177 / 0.142 ms against 0.189 / over 0.153 ms on the H100 /
-  // H200). 16 x 8192 x 28672 ran split-K over 128 x 128 tiles before 64 x 64 tiles existed; its 128
-  // tiles of 64 x 64 are not split, and wide tiles run it (docs/shapes.md, "64 x 64 tiles").
+  // tiles with a stream-K tail stream it faster than 128 x 128 ones on both GPUs (docs/shapes.md,
+  // "16-bit decode steps past the skinny kernel"). 16 x 8192 x 28672 ran split-K over 128 x 128
+  // tiles before 64 x 64 tiles existed; its 128 tiles of 64 x 64 are not split, and wide tiles run
+  // it (docs/shapes.md, "64 x 64 tiles").
   const double b_bytes = double(p.n) * double(p.k) * double(size_of(p.ab));
   if (!p.grouped() && p.batch == 1 && p.m <= 16 && b_bytes > double(1 << 28) && c.splits == 1) {
     c = Sm90Config{};

@@ -91,12 +91,11 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c);
 
 // Whether pairs of 128 x 256 tiles sharing B (clusters of 2) serve p better than single ones: from
-// 8 waves of such tiles on, where the halved B traffic wins 0.5 to 2% (below, single tiles measured
+// 8 waves of such tiles on, where the halved B traffic wins a little (below, single tiles measured
 // equal or faster: docs/kernels/tensor-ladder.md, "Clusters of 1 below 8 waves"), and with a K of
-// at least 8 k-tiles. At one k-tile a tile is its epilogue, and the pairs' coupling cost 6 to 8% on
-// an H200 (16384 x 16384 x 64, 8192 x 8192 x 16; docs/shapes.md, "Pairs of wide tiles need a
-// longer K"); 16384 x 16384 x 512 (8 k-tiles) gained 2% in pairs on an H100. Dense launches with a
-// plain epilogue only (the pairs' instantiations).
+// at least 8 k-tiles. At one k-tile a tile is its epilogue, and the pairs' coupling only costs
+// (H200); at 8 k-tiles pairs gained (H100; docs/shapes.md, "Pairs of wide tiles need a longer K").
+// Dense launches with a plain epilogue only (the pairs' instantiations).
 bool sm90_wide_pairs_gain(const Problem& p, const DeviceState& state);
 
 // How full configuration c keeps the GPU's waves on p: its units (a cluster's tiles) over the

@@ -32,13 +32,14 @@ using tc::sm90::Sm90Shape;
 // The instantiations of one operand and output type: nine tiles (128 x 256 alone and in pairs,
 // 128 x 192, 192 x 96, 128 x 128, 128 x 64 alone and in pairs, 64 x 64, 64 x 32) x four layouts x
 // plain or fused epilogue, and the grouped ones (no pairs, no 128 x 192 or 192 x 96, no 64-wide
-// tiles). Pairs have no fused epilogue: with FP32 D its bias and
-// activation code made ptxas spill (32 bytes); a fused call runs 128 x 256 tiles alone instead
-// (pairs gain 0.5 to 2%, and only from 8 waves on). 128 x 192 tiles serve problems whose 128 x 256
-// and 128 x 128 tiles fill their last wave poorly (1536^3: 72, 96 and 144 tiles for 132 SMs); they
-// have no fused epilogue either, for build time: with it, the eight 128 x 192 instantiations made
-// each of these files compile 35% longer (bf16 operands, FP32 D: 471 to 645 s on two cores). 128 x 64 tiles serve problems too small to fill the GPU with 128 x 128
-// ones, and n <= 64; they need so little shared memory a stage that they keep eight in flight.
+// tiles). Pairs have no fused epilogue: with FP32 D its bias and activation code made ptxas spill
+// (32 bytes); a fused call runs 128 x 256 tiles alone instead (pairs gain little, and only from 8
+// waves on: docs/kernels/tensor-ladder.md, 7.5). 128 x 192 tiles serve problems whose 128 x 256 and
+// 128 x 128 tiles fill their last wave poorly (1536^3: 72, 96 and 144 tiles for 132 SMs); they have
+// no fused epilogue either, for build time: with it, the eight 128 x 192 instantiations made each of
+// these files compile far longer (docs/shapes.md, "128 x 192 tiles"). 128 x 64 tiles serve problems
+// too small to fill the GPU with 128 x 128 ones, and n <= 64; they need so little shared memory a
+// stage that they keep eight in flight.
 // Pairs of 128 x 64 tiles sharing A (cluster_n = 2) serve the same small problems as single ones
 // with half of A's reads from L2 (docs/shapes.md, "Pairs of 128 x 64 tiles"); plain epilogue only.
 // 64 x 64 tiles (one consumer warpgroup) serve m <= 64 and other shapes too small for 128-row

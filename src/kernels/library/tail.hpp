@@ -20,8 +20,8 @@ struct GridPlan {
 // gives the last `units` units of a launch one wave longer, since its choice depends only on the
 // tail's size, the number of helpers and K. Below a wave, TailMode::when_faster takes it only where
 // the model gives it at most 55% of the time of whole units, not 75% as after whole waves: there
-// every unit waits for helpers, and such tails measured a third to two thirds of K slower than
-// modelled (docs/shapes.md, "Sub-wave tails: 55% of K").
+// every unit waits for helpers, and such tails measured far slower than modelled (docs/shapes.md,
+// "Sub-wave tails: 55% of K").
 inline GridPlan plan_grid(std::int64_t units, std::int64_t resident, std::int64_t k_tiles, TailMode mode) {
   resident = std::max<std::int64_t>(1, resident);
   if (units >= resident) return {resident, tc::plan_stream_k_tail(units, resident, k_tiles, mode)};

@@ -329,10 +329,10 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   if (p.m <= 128 || 2 * cdiv(p.m, 256) * cdiv(p.n, kBN) * p.batch <= sms) c.tile_m = 128;
   c = tf32_small_tiles_where_they_gain(p, c, state);
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
-  // traffic: +0.5 points at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, 2.5
-  // points slower with clusters); not over a single row of tiles, whose A is one tile that every
-  // CTA finds in L2 (64 x 128256 x 4096, L2 flushed, b57d250, H100 / H200: 0.772 / 0.653 ms alone
-  // against 0.818 / 0.727 in pairs).
+  // traffic: faster at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, slower with
+  // clusters; docs/kernels/tensor-ladder.md, 8.4); not over a single row of tiles, whose A is one
+  // tile that every CTA finds in L2 (slower in pairs on both GPUs; docs/shapes.md, "TF32 tiles of
+  // 128 rows").
   const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN);
   c.cluster = c.tile_m != 64 && tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;  // 64 rows: alone
   c.stream_k = int(TailMode::when_faster);

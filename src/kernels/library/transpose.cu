@@ -74,10 +74,10 @@ __global__ void __launch_bounds__(kCols * kRows) transpose(const E* __restrict__
 // row and item of every job). Each thread reads its vector's elements from the unaligned source
 // one at a time (the warp's reads fall on consecutive addresses, which the L1 serves) and writes
 // them to the aligned destination row (rows of kCopyRowBytes) in one 16-byte store: element stores
-// took about twice as long. The vector past the row's end is zero-filled: the destination's
-// padding, which the tensor maps never read. Pieces rather than whole rows: a few long rows (A of
-// 7 x 4099) then still spread over many SMs. Up to two jobs (A and B) in one launch: each launch
-// on the stream costs about 3 us at these sizes, as much as the copy of a small operand.
+// took much longer. The vector past the row's end is zero-filled: the destination's padding, which
+// the tensor maps never read. Pieces rather than whole rows: a few long rows (A of 7 x 4099) then
+// still spread over many SMs. Up to two jobs (A and B) in one launch: each launch on the stream
+// costs as much as the copy of a small operand (docs/shapes.md, "Copies in rows of 128 bytes").
 struct CopyJobs {
   RowCopy job[2];
   int count;

@@ -24,8 +24,8 @@
 //   step 6  clusters of 2 CTAs on neighbouring tiles that share their larger operand tile: each
 //           loads half of it and multicasts it to both (half that operand's traffic from L2).
 //           128 x 256 tiles pair along M (cluster_m = 2, sharing B), 256 x 128 and 128 x 64 tiles
-//           along N (cluster_n = 2, sharing A). (2 x 2 clusters, sharing both, were measured 20% slower at
-//           4096^3: only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md.)
+//           along N (cluster_n = 2, sharing A). (2 x 2 clusters, sharing both, were measured slower:
+//           only 30 of them fit on 132 SMs; docs/kernels/tensor-ladder.md, 7.5.)
 //   step 7  tma_epilogue: D leaves through shared memory and TMA stores (when beta == 0). The last
 //           DEFER_BOXES boxes of a tile wait in registers and are stored during the next tile's
 //           main loop, so that the tensor cores wait for only the rest (half with FP32 D, none with
@@ -94,8 +94,8 @@ struct HopperConfig {
   static constexpr bool kStreamK = S.persistent && S.tma_epilogue && !S.grouped && !(kCluster > 1 && sizeof(OutT) == 2);
   // Step 3 (no producer warpgroup: a consumer thread loads each stage only S - 1 k-tiles ahead of
   // its use) reads 2-D tensor maps, as it did before the library; the others read 3-D ones, whose
-  // third coordinate is the batch item. Step 3 measured 3 to 4 points of cuBLAS slower with 3-D
-  // loads (docs/kernels/tensor-ladder.md, 7.10).
+  // third coordinate is the batch item. Step 3 measured slower with 3-D loads
+  // (docs/kernels/tensor-ladder.md, step 3).
   static constexpr bool k2dMaps = !S.warp_specialized;
   // 64-row tiles have one consumer warpgroup (wgmma's M is 64), 192-row ones three (64 rows each);
   // the rest two.
@@ -139,7 +139,7 @@ struct HopperConfig {
   // so do pairs of 128 x 256 tiles with FP32 D since the batch item became a coordinate of the
   // stores (4 bytes spilled with four).
   // 128 x 128, 128 x 64, 64 x 64 and 192 x 96 tiles keep none: they serve shapes with one or two tiles per CTA, where
-  // there is little to hide, and 128 x 128 measured 2 to 5% slower with it (1000^3 to 2048^3).
+  // there is little to hide, and 128 x 128 measured slower with it (docs/kernels/tensor-ladder.md, 7.3).
   static constexpr int DEFER_MAX = (BN <= 128 && BM != 256) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
@@ -485,8 +485,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   };
   // One box every defer_stride() k-tiles from k-tile 1 (a power of two, at most 8, small enough for
   // all of them to leave within K). Measured at 4096^3 (BF16, FP32 D): one box on each of k-tiles
-  // 0 to 3 slowed the main loop by about 1600 cycles a tile, most of what the deferral saves
-  // (99.5% of cuBLAS); every 4th to 16th k-tile, 100.2 to 100.6%. Worked out from K where it is
+  // 0 to 3 slowed the main loop by most of what the deferral saves; every 4th to 16th k-tile was
+  // faster (docs/kernels/tensor-ladder.md, 7.3). Worked out from K where it is
   // used rather than kept in registers through the main loop (the batch item of the held boxes
   // needs the one it frees: with both, 128 x 256 pairs spilled 4 bytes).
   auto defer_stride = [&] {

@@ -217,8 +217,8 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   };
 
   // Where D(m = 8j + 2t + e, n of half h) goes in a pass's two boxes, for j % 8 = 0. Addresses kept
-  // as these four offsets plus compile-time constants (here and for the fragments above) took the
-  // kernel from 74 to 49 million instructions at 4096^3, and from 95% to 99% of cuBLAS.
+  // as these four offsets plus compile-time constants (here and for the fragments above) cut the
+  // kernel's instructions and made it faster (docs/kernels/tensor-ladder.md, 8.3).
   std::uint32_t epi_off[2][2];
   for (int h = 0; h < 2; ++h)
     for (int e = 0; e < 2; ++e)
@@ -285,7 +285,7 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
       // The passes, each value finished by fin(v, m, n). FUSED picks the activation's form once
       // per tile (epi::with_activation_form), and a per-column bias's two values of the thread (its
       // columns n for h = 0, 1) once per tile: a bias load and an activation switch per value had
-      // made the fused epilogue cost 30% at 4096^3 (docs/api.md, "Performance").
+      // made the fused epilogue costly (docs/kernels/tensor-ladder.md, 7.10).
       auto passes = [&](auto&& fin) {
 #pragma unroll
         for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {

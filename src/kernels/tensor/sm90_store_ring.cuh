@@ -5,11 +5,11 @@
 // ring earlier, not for every store, so the stores still in flight when a tile's last box is
 // written drain while the next tile's main loop runs.
 //
-// What it buys, measured on the H100 (docs/kernels/tensor-ladder.md): by itself, nothing. At 4096^3
-// with FP32 C a tile's 8 boxes per warpgroup take about 5200 cycles (8% of the tile), 4 boxes of
-// 16-bit C about 2500: about 25 bytes per cycle and SM either way, with every SM storing at once. A
-// bandwidth limit, then, not the ring's depth. What helps is not waiting for the stores: hopper.cuh
-// keeps a tile's last boxes in registers and stores them during the next tile's main loop.
+// What it buys, measured on the H100 (docs/kernels/tensor-ladder.md, 7.2 and 7.3): by itself,
+// nothing. A tile's stores move as many bytes per cycle and SM with FP32 C as with 16-bit C, every
+// SM storing at once: a bandwidth limit, then, not the ring's depth. What helps is not waiting for
+// the stores: hopper.cuh keeps a tile's last boxes in registers and stores them during the next
+// tile's main loop.
 //
 // Boxes are 64 rows x 128 bytes with TMA's 128-byte swizzle. Writes go in passes of PASS boxes
 // (one bulk-async group each): the warpgroup waits for a free pass, writes its boxes, and its
