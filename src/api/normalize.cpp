@@ -256,6 +256,23 @@ void transpose_problem(Problem& p) {
   p.transposed = true;
 }
 
+// What a plain and a grouped call share: the enums checked, the types offered, the sizes.
+template <class Call>
+Problem typed_problem(const Call& g) {
+  check_enum(valid(g.op_a), "op_a", int(g.op_a));
+  check_enum(valid(g.op_b), "op_b", int(g.op_b));
+  check_enum(valid(g.a.type), "a.type", int(g.a.type));
+  check_enum(valid(g.b.type), "b.type", int(g.b.type));
+  check_enum(valid(g.d.type), "d.type", int(g.d.type));
+  check_types(g.a.type, g.b.type, g.d.type, g.compute);
+  Problem p;
+  p.ab = g.a.type;
+  p.cd = g.d.type;
+  p.tf32 = g.compute == Compute::tf32 && p.ab == DataType::f32;
+  p.m = g.m, p.n = g.n, p.k = g.k;
+  return p;
+}
+
 }  // namespace
 
 std::int64_t span_elements(std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t batch,
@@ -273,17 +290,7 @@ Problem normalize(const Gemm& g) {
   check_dims(g.m, g.n, g.k, false);
   if (g.batch < 1) invalid("batch", fmt::format("{} is not a valid batch count (at least 1)", g.batch));
   if (g.batch > kMaxDim) invalid("batch", fmt::format("{} exceeds the largest supported batch, {}", g.batch, kMaxDim));
-  check_enum(valid(g.op_a), "op_a", int(g.op_a));
-  check_enum(valid(g.op_b), "op_b", int(g.op_b));
-  check_enum(valid(g.a.type), "a.type", int(g.a.type));
-  check_enum(valid(g.b.type), "b.type", int(g.b.type));
-  check_enum(valid(g.d.type), "d.type", int(g.d.type));
-  check_types(g.a.type, g.b.type, g.d.type, g.compute);
-  Problem p;
-  p.ab = g.a.type;
-  p.cd = g.d.type;
-  p.tf32 = g.compute == Compute::tf32 && p.ab == DataType::f32;
-  p.m = g.m, p.n = g.n, p.k = g.k;
+  Problem p = typed_problem(g);
   p.batch = g.batch;
   p.a = make_operand(g.a, g.op_a, g.m, g.k, false, g.batch, "a");
   p.b = make_operand(g.b, g.op_b, g.k, g.n, true, g.batch, "b");
@@ -308,17 +315,7 @@ Problem normalize(const GroupedGemm& g) {
   if (reinterpret_cast<std::uintptr_t>(g.offsets) % alignof(std::int32_t) != 0)
     invalid("offsets", "is not aligned to 4 bytes");
   check_dims(g.m, g.n, g.k, true);
-  check_enum(valid(g.op_a), "op_a", int(g.op_a));
-  check_enum(valid(g.op_b), "op_b", int(g.op_b));
-  check_enum(valid(g.a.type), "a.type", int(g.a.type));
-  check_enum(valid(g.b.type), "b.type", int(g.b.type));
-  check_enum(valid(g.d.type), "d.type", int(g.d.type));
-  check_types(g.a.type, g.b.type, g.d.type, g.compute);
-  Problem p;
-  p.ab = g.a.type;
-  p.cd = g.d.type;
-  p.tf32 = g.compute == Compute::tf32 && p.ab == DataType::f32;
-  p.m = g.m, p.n = g.n, p.k = g.k;
+  Problem p = typed_problem(g);
   p.groups = g.groups;
   p.offsets = g.offsets;
   const std::int64_t rows = std::max<std::int64_t>(g.m, 1);  // an empty call still names valid operands

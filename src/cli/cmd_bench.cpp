@@ -135,14 +135,7 @@ class Bench {
     r.plan = describe_plan(plan(ctx, g));
     r.cold = cold;
     auto ours = [&] { gemm(ctx, g, s); };
-    d.poison(s);
-    ours();
-    const apiref::OutputCheck c1 = apiref::check_output(d, ref, tol, s);
-    d2.poison(s);
-    anc.run();
-    const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
-    r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
-    r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+    check_both(r, ours, anc, d, d2, ref, tol);
     if (g.epilogue.bias_kind == BiasKind::none && g.epilogue.activation == Activation::none) {
       time(r, {ours, anc.run}, cold, max_seconds);
       return add(r);
@@ -181,14 +174,7 @@ class Bench {
     const Context& ctx = lab_.library();
     r.plan = describe_plan(plan(ctx, g));
     auto ours = [&] { gemm(ctx, g, s); };
-    d.poison(s);
-    ours();
-    const apiref::OutputCheck c1 = apiref::check_output(d, ref, tol, s);
-    d2.poison(s);
-    anc.run();
-    const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
-    r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
-    r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+    check_both(r, ours, anc, d, d2, ref, tol);
     time(r, {ours, anc.run}, cold);
     return add(r);
   }
@@ -209,6 +195,21 @@ class Bench {
   }
 
  private:
+  // Each side once, into its own poisoned D, checked against the float64 reference.
+  template <class Run>
+  void check_both(Row& r, const Run& ours, const anchor::Anchor& anc, TestMatrix& d, TestMatrix& d2,
+                  const apiref::Reference& ref, const Tolerance& tol) {
+    const cudaStream_t s = lab_.stream();
+    d.poison(s);
+    ours();
+    const apiref::OutputCheck c1 = apiref::check_output(d, ref, tol, s);
+    d2.poison(s);
+    anc.run();
+    const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
+    r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
+    r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+  }
+
   static std::string describe_plan(const Plan& p) { return fmt::format("{} {}", p.kernel, p.config); }
 
   // runs[0] is ours, runs[1] the anchor's, any others timed beside them; returns every run's timing.
