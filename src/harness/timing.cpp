@@ -91,6 +91,8 @@ std::vector<Timing> time_interleaved(Lab& lab, const TimingPlan& plan, const std
   auto enqueue = [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) once(i % n, ev[2 * i], ev[2 * i + 1], plan.flush_l2);
   };
+  // The first flush makes the flush buffer: an allocation, which must not wait behind a hold.
+  if (plan.flush_l2) lab.flush_l2();
   StreamHold* hold = plan.hold ? lab.hold() : nullptr;
   bool held = hold != nullptr;
   if (held) {
