@@ -5,10 +5,12 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests retests examples explain bench torch flush sanitize tune lab" (default: all but retests,
-#   flush, tune, lab)
+#   STEPS="build tests retests examples explain bench torch flush sanitize race tune lab" (default: all but
+#   retests, flush, race, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
-#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_TUNE=600 (seconds)
+#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
+#   RACE_CASES="--precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520" (the race step: racecheck on
+#   one `gemmlab run --kernel auto` call each, without the lab's reference or cuBLAS)
 #   FLUSH_PRECISIONS=bf16 FLUSH_ROUNDS=2 (the flush step: the shape suite with the L2 flushed by a write, then by
 #   a read, FLUSH_ROUNDS times; src/harness/l2_flush.hpp)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
@@ -170,6 +172,26 @@ if want sanitize; then
       grep -E "ERROR SUMMARY|Invalid|Race|Barrier|Uninitialized|FAILED" "$out/sanitize-$tool.log" | head -8; fi
   done
   note "sanitizer time" "$((SECONDS - t0)) s"
+fi
+
+if want race; then
+  # racecheck over the library's own kernels at shapes of their own (the sanitize step's racecheck
+  # takes only the 16-bit API tests): one launch each, no reference, no cuBLAS, so that the tool's
+  # time goes to gemmlab's kernels. Each case's log is written as it runs.
+  IFS=';' read -r -a cases <<<"${RACE_CASES:---precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520}"
+  for i in "${!cases[@]}"; do
+    t0=$SECONDS
+    # shellcheck disable=SC2086
+    timeout "${CAP_RACE:-150}" compute-sanitizer --tool racecheck --error-exitcode 99 build/gemmlab run --kernel auto \
+      ${cases[$i]} --warmup 0 --iters 1 --no-verify --no-cublas >"$out/race-$i.log" 2>&1
+    rc=$?
+    hazards=$(grep -cE "^========= (Race|Error)" "$out/race-$i.log")
+    case $rc in
+      0) note "racecheck ${cases[$i]}" "clean ($((SECONDS - t0)) s)" ;;
+      124) note "racecheck ${cases[$i]}" "time cap, $hazards reports"; [ "$hazards" -eq 0 ] || status=1 ;;
+      *) note "racecheck ${cases[$i]}" "rc $rc, $hazards reports"; status=1; grep -E "^=========" "$out/race-$i.log" | head -5 ;;
+    esac
+  done
 fi
 
 if want tune; then
