@@ -9,6 +9,7 @@
 #include "cli/present.hpp"
 #include "core/error.hpp"
 #include "results/compare.hpp"
+#include "results/identity.hpp"
 #include "results/record.hpp"
 #include "results/table.hpp"
 
@@ -26,12 +27,16 @@ std::string describe_file(const std::string& path, const nlohmann::json& file) {
   if (!file.contains("context") || !file["context"].is_object())
     return fmt::format("{} (device unknown: no context in the file)", path);
   const nlohmann::json& c = file["context"];
-  return fmt::format("{} ({}, {}, gemmlab {})", path, c.value("device", "device unknown"), c.value("date", "date unknown"),
-                     c.value("gemmlab_commit", "?"));
+  auto text = [&](const char* field, const char* otherwise) {
+    const std::string v = field_text(c, field);
+    return v.empty() ? std::string(otherwise) : v;
+  };
+  return fmt::format("{} ({}, {}, gemmlab {})", path, text("device", "device unknown"), text("date", "date unknown"),
+                     text("gemmlab_commit", "?"));
 }
 
 std::string shape_of(const nlohmann::json& r) {
-  return fmt::format("{}x{}x{}", r.value("m", 0), r.value("n", 0), r.value("k", 0));
+  return fmt::format("{}x{}x{}", field_text(r, "m"), field_text(r, "n"), field_text(r, "k"));
 }
 
 std::string time_cell(const std::optional<Spread>& s) {
@@ -57,7 +62,7 @@ void run_compare(const CompareCliOptions& o) {
     if (o.changes_only && (row.change == Change::within_noise || row.change == Change::not_comparable)) continue;
     std::string ratio = "-";
     if (row.speedup > 0) ratio = fmt::format("{:.3f}", by_time ? 1.0 / row.speedup : row.speedup);
-    t.add({row.a.value("kernel", ""), row.a.value("params", ""), row.a.value("precision", ""), shape_of(row.a),
+    t.add({field_text(row.a, "kernel"), field_text(row.a, "params"), field_text(row.a, "precision"), shape_of(row.a),
            time_cell(row.a_spread), time_cell(row.b_spread), ratio, change_name(row.change)});
   }
   if (!t.empty()) t.print(std::cout);
@@ -75,8 +80,8 @@ void run_compare(const CompareCliOptions& o) {
                              here, there);
     Table u({"kernel", "params", "precision", "output", "shape", "L2", "status"});
     for (const nlohmann::json& r : only)
-      u.add({r.value("kernel", ""), r.value("params", ""), r.value("precision", ""), r.value("output", ""), shape_of(r),
-             r.value("l2", ""), r.value("status", "")});
+      u.add({field_text(r, "kernel"), field_text(r, "params"), field_text(r, "precision"), field_text(r, "output"),
+             shape_of(r), field_text(r, "l2"), field_text(r, "status")});
     u.print(std::cout);
   };
   unpaired(c.only_a, "A", "B");

@@ -12,12 +12,17 @@ namespace gemmlab {
 namespace {
 
 std::optional<double> number(const nlohmann::json& r, const char* key) {
-  if (!r.contains(key) || !r[key].is_number()) return std::nullopt;
+  if (!r.is_object() || !r.contains(key) || !r[key].is_number()) return std::nullopt;
   const double v = r[key].get<double>();
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-bool passed(const nlohmann::json& r) { return r.value("status", "") == "ok"; }
+bool passed(const nlohmann::json& r) { return field_text(r, "status") == "ok"; }
+// The record ran (its result was checked, whether it passed or not).
+bool ran(const nlohmann::json& r) {
+  const std::string status = field_text(r, "status");
+  return status == "ok" || status == "verification-failed";
+}
 
 }  // namespace
 
@@ -46,12 +51,16 @@ std::optional<Spread> spread_of(const nlohmann::json& r) {
     s.low = *median - *sd;
     s.high = *median + *sd;
     s.source = "stddev";
-  } else if (r.contains("samples_ms") && r["samples_ms"].is_array() && !r["samples_ms"].empty()) {
-    std::vector<double> v = r["samples_ms"].get<std::vector<double>>();
-    std::sort(v.begin(), v.end());
-    s.low = std::min(*median, percentile_sorted(v, 0.10));
-    s.high = std::max(*median, percentile_sorted(v, 0.90));
-    s.source = "samples";
+  } else if (r.contains("samples_ms") && r["samples_ms"].is_array()) {
+    std::vector<double> v;  // the finite numbers among the samples
+    for (const auto& x : r["samples_ms"])
+      if (x.is_number() && std::isfinite(x.get<double>())) v.push_back(x.get<double>());
+    if (!v.empty()) {
+      std::sort(v.begin(), v.end());
+      s.low = std::min(*median, percentile_sorted(v, 0.10));
+      s.high = std::max(*median, percentile_sorted(v, 0.90));
+      s.source = "samples";
+    }
   }
   return s;
 }
@@ -94,8 +103,7 @@ Comparison compare_results(const nlohmann::json& a, const nlohmann::json& b, con
     row.b_spread = spread_of(row.b);
     const bool a_ok = passed(row.a), b_ok = passed(row.b);
     if (row.a_spread && row.b_spread) row.speedup = row.a_spread->median / row.b_spread->median;
-    const bool a_ran = row.a.value("status", "") == "ok" || row.a.value("status", "") == "verification-failed";
-    const bool b_ran = row.b.value("status", "") == "ok" || row.b.value("status", "") == "verification-failed";
+    const bool a_ran = ran(row.a), b_ran = ran(row.b);
     if (a_ok && !b_ok && b_ran) {
       row.change = Change::now_failing;
     } else if (!a_ok && a_ran && b_ok) {

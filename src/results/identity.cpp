@@ -8,9 +8,8 @@
 
 namespace gemmlab {
 
-namespace {
-std::string key_part(const nlohmann::json& record, const char* field) {
-  if (!record.contains(field)) return "";
+std::string field_text(const nlohmann::json& record, const char* field) {
+  if (!record.is_object() || !record.contains(field)) return "";
   const nlohmann::json& v = record[field];
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
@@ -21,12 +20,11 @@ std::string key_part(const nlohmann::json& record, const char* field) {
   }
   return v.dump();
 }
-}  // namespace
 
 std::string config_key(const nlohmann::json& record) {
   std::vector<std::string> parts;
   for (const char* f : {"kernel", "params", "precision", "output", "m", "n", "k", "l2", "init"})
-    parts.push_back(key_part(record, f));
+    parts.push_back(field_text(record, f));
   return fmt::format("{}", fmt::join(parts, "|"));
 }
 

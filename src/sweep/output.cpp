@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "results/identity.hpp"
 #include "results/record.hpp"
 
 namespace gemmlab {
@@ -30,22 +31,23 @@ void SweepOutput::open(bool resume, bool overwrite) {
   resumed_ = 0;
   if (resume) {
     nlohmann::json old;
-    if (has_content(json_path_))
-      old = read_results_file(json_path_);
-    else if (has_content(csv_path_))
-      old = read_results_file(csv_path_);
+    const std::string& old_path = has_content(json_path_) ? json_path_ : csv_path_;
+    if (has_content(old_path)) old = read_results_file(old_path);
     if (old.is_object()) {
       if (old.contains("context") && old["context"].is_object()) {
         const nlohmann::json& oc = old["context"];
-        const std::string was = oc.value("device", ""), now = context_.value("device", "");
+        const std::string was = field_text(oc, "device"), now = field_text(context_, "device");
         if (!was.empty() && !now.empty() && was != now)
           throw Error(fmt::format("{} was measured on {}, this GPU is {}: resume it there, or start a new file",
                                   json_path_, was, now));
         // Keep the date the sweep began; this session's context says when it was resumed.
-        context_["sweep_started"] = oc.value("sweep_started", oc.value("date", ""));
+        const std::string started = field_text(oc, "sweep_started");
+        context_["sweep_started"] = started.empty() ? field_text(oc, "date") : started;
       }
-      for (const auto& r : old["results"])
-        if (r.value("status", "") != "error") records_.push_back(r);
+      for (const auto& r : old["results"]) {
+        if (!r.is_object()) throw Error(fmt::format("{}: a record of its results is not an object: {}", old_path, r.dump()));
+        if (field_text(r, "status") != "error") records_.push_back(r);
+      }
       resumed_ = records_.size();
     }
   } else if (!overwrite) {

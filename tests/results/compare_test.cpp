@@ -109,3 +109,24 @@ TEST(Compare, CsvAndJsonOfOneSweepMatchConfigurationForConfiguration) {
   EXPECT_EQ(c.regressions(), 0u);
   EXPECT_EQ(c.count(Change::slower) + c.count(Change::faster), 0u);
 }
+
+// Records from files a user hands in (a CSV cell comes back as a number when it reads as one):
+// fields of another type, non-numeric samples and records that are not objects are compared as
+// what they are, never a JSON type error (found by tests/fuzz, target results).
+TEST(Compare, FieldsOfAnotherTypeAreReadAsTextNotThrown) {
+  nlohmann::json a = record(1.0, 0.99, 1.01), b = record(1.0, 0.99, 1.01);
+  a["status"] = 1;  // a status that reads as a number
+  b["kernel"] = 8;
+  a["kernel"] = "8";  // the same key as b's numeric kernel
+  EXPECT_EQ(change_between(a, b), Change::not_comparable);
+  EXPECT_EQ(field_text(b, "kernel"), "8");
+  EXPECT_EQ(field_text(nlohmann::json(42), "kernel"), "");
+  nlohmann::json s = record(1.0, 0, 0);
+  s.erase("time_p10_ms"), s.erase("time_p90_ms");
+  s["samples_ms"] = {"x", 0.9, nullptr, 1.1};
+  const auto spread = spread_of(s);
+  ASSERT_TRUE(spread);
+  EXPECT_EQ(spread->source, "samples");
+  EXPECT_NO_THROW(compare_results(nlohmann::json{{"results", {42, "x", nlohmann::json::array()}}},
+                                  nlohmann::json{{"results", {42}}}));
+}

@@ -2,6 +2,7 @@
 // per shape), recording as it goes, resuming, failures that do not stop it, progress lines,
 // shape lists. The measuring is a fake runner returning SYNTHETIC results (tests/support).
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -325,6 +326,37 @@ TEST(SweepOutput, RulesForExistingFiles) {
   SweepOutput fresh(dir.file("new.json"), "", fixture_context());
   fresh.open(true, false);
   EXPECT_EQ(fresh.resumed_count(), 0u);
+}
+
+// A file to resume that someone edited: fields of another type are read as text, and a record
+// that is not an object is refused with the file's name, not a JSON type error.
+TEST(SweepOutput, ResumingAMalformedFileIsAnErrorOrReadsItsFieldsAsText) {
+  TempDir dir;
+  {
+    std::ofstream f(dir.file("typed.json"));
+    f << R"({"context": {"date": 3}, "results": [{"kernel": 1, "status": 5}, {"kernel": "k", "status": "ok"}]})";
+  }
+  SweepOutput typed(dir.file("typed.json"), "", fixture_context());
+  EXPECT_NO_THROW(typed.open(true, false));
+  EXPECT_EQ(typed.resumed_count(), 2u);
+  {  // a device that is a number is still a device, and not this one
+    std::ofstream f(dir.file("device.json"));
+    f << R"({"context": {"device": 7}, "results": []})";
+  }
+  SweepOutput device(dir.file("device.json"), "", fixture_context());
+  EXPECT_THROW(device.open(true, false), Error);
+  {
+    std::ofstream f(dir.file("bad.json"));
+    f << R"({"results": [{"kernel": "k", "status": "ok"}, 42]})";
+  }
+  SweepOutput bad(dir.file("bad.json"), "", fixture_context());
+  try {
+    bad.open(true, false);
+    ADD_FAILURE() << "a record that is not an object was resumed";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not an object"), std::string::npos) << e.what();
+  }
 }
 
 TEST(SweepProgress, LinesWithoutATerminal) {
