@@ -52,7 +52,9 @@ Peaks peaks_from_json(const nlohmann::json& in) {
     return v;
   };
   Peaks p;
-  p.device = j.value("device", std::string());
+  if (j.contains("device") && !j.at("device").is_string() && !j.at("device").is_null())
+    throw Error(fmt::format("peaks file: \"device\" is {}, not a string", j.at("device").dump()));
+  p.device = j.contains("device") && j.at("device").is_string() ? j.at("device").get<std::string>() : std::string();
   p.fp32_tflops = num("fp32_tflops");
   p.dram_gbs = num("dram_gbs");
   p.memcpy_gbs = num("memcpy_gbs");

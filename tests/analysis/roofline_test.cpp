@@ -104,6 +104,9 @@ TEST(Roofline, PeaksFileRoundTripAndErrors) {
   EXPECT_THROW(peaks_from_json(nlohmann::json{{"x", 1}}), Error);
   EXPECT_THROW(peaks_from_json(nlohmann::json{{"fp32_tflops", "fast"}, {"dram_gbs", 1}}), Error);
   EXPECT_THROW(peaks_from_json(nlohmann::json{{"fp32_tflops", -1}, {"dram_gbs", 1}}), Error);
+  // A device that is not a string is gemmlab's error, not a JSON type error.
+  EXPECT_THROW(peaks_from_json(nlohmann::json{{"fp32_tflops", 1}, {"dram_gbs", 1}, {"device", 7}}), Error);
+  EXPECT_EQ(peaks_from_json(nlohmann::json{{"fp32_tflops", 1}, {"dram_gbs", 1}, {"device", nullptr}}).device, "");
   EXPECT_THROW(read_peaks_file("/nonexistent/peaks.json"), Error);
   const std::string path = (std::filesystem::temp_directory_path() / "gemmlab_bad_peaks.json").string();
   std::ofstream(path) << "{ not json";
