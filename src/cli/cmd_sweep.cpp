@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/size_list.hpp"
 #include "kernels/registry.hpp"
+#include "results/identity.hpp"
 #include "results/record.hpp"
 #include "results/table.hpp"
 #include "sweep/shapes.hpp"
@@ -152,12 +153,13 @@ void run_sweep_command(const SweepCliOptions& o) {
   std::cout << fmt::format("sweep on {}: {} measured and verified, {} failed verification, {} errors, {} skipped, "
                            "{} already done\n",
                            lab.device().name, r.measured, r.failed, r.errors, r.skipped, r.resumed);
+  // Records resumed from a file are read as text, whatever the types of their fields.
   for (const auto& rec : output.records()) {
-    const std::string status = rec.value("status", "");
+    const std::string status = field_text(rec, "status");
     if (status == "verification-failed" || status == "error")
-      std::cout << fmt::format("  {}: {} {} {}x{}x{}{}\n", status, rec.value("kernel", ""), rec.value("params", ""),
-                               rec.value("m", 0), rec.value("n", 0), rec.value("k", 0),
-                               rec.contains("reason") ? ": " + rec.value("reason", "") : std::string());
+      std::cout << fmt::format("  {}: {} {} {}x{}x{}{}\n", status, field_text(rec, "kernel"), field_text(rec, "params"),
+                               field_text(rec, "m"), field_text(rec, "n"), field_text(rec, "k"),
+                               rec.contains("reason") ? ": " + field_text(rec, "reason") : std::string());
   }
   std::vector<std::string> files;
   for (const std::string& f : {o.json, o.csv})
