@@ -56,6 +56,12 @@ std::vector<Shape> shapes_from_dimensions(const std::vector<std::int64_t>& ms, c
   if (ms.empty() || ns.empty() || ks.empty()) throw Error("give all of -m, -n and -k (each a list or range)");
   std::vector<Shape> out;
   if (!zip) {
+    // Each list holds at most 10,000 values (size_list.hpp), but their product can hold 10^12.
+    const double count = double(ms.size()) * double(ns.size()) * double(ks.size());
+    if (count > double(kMaxShapes))
+      throw Error(fmt::format("-m, -n and -k give {} x {} x {} = {:.0f} shapes; a sweep takes at most {} (use --zip to "
+                              "pair them element by element, or shorter lists)",
+                              ms.size(), ns.size(), ks.size(), count, kMaxShapes));
     for (auto m : ms)
       for (auto n : ns)
         for (auto k : ks) out.push_back(Shape{m, n, k});

@@ -17,8 +17,13 @@ std::vector<Shape> parse_shape_list(const std::string& text);
 // Square shapes N x N x N for every size.
 std::vector<Shape> square_shapes(const std::vector<std::int64_t>& sizes);
 
+// The most shapes one sweep's lists may give: more would take the planner gigabytes, and a sweep
+// of them years.
+inline constexpr std::int64_t kMaxShapes = 100000;
+
 // Shapes from separate M, N and K lists.
-//   product (zip == false): every combination, M varying slowest, K fastest.
+//   product (zip == false): every combination, M varying slowest, K fastest; more than kMaxShapes
+//   of them is an Error.
 //   zip (zip == true): the i-th shape takes the i-th value of each list; a list of one value is
 //   repeated to the others' length; lists of other different lengths are an Error.
 std::vector<Shape> shapes_from_dimensions(const std::vector<std::int64_t>& ms, const std::vector<std::int64_t>& ns,

@@ -15,6 +15,7 @@ int gemmlab_fuzz_api(const std::uint8_t* data, std::size_t size);
 int gemmlab_fuzz_npy(const std::uint8_t* data, std::size_t size);
 int gemmlab_fuzz_table(const std::uint8_t* data, std::size_t size);
 int gemmlab_fuzz_results(const std::uint8_t* data, std::size_t size);
+int gemmlab_fuzz_lists(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
@@ -34,6 +35,7 @@ int replay(const std::string& target, int (*run)(const std::uint8_t*, std::size_
 TEST(FuzzCorpora, ApiCallsAreAcceptedOrRefusedByName) { EXPECT_GT(replay("api", gemmlab_fuzz_api), 0); }
 TEST(FuzzCorpora, NpyFilesAreReadOrRefused) { EXPECT_GT(replay("npy", gemmlab_fuzz_npy), 0); }
 TEST(FuzzCorpora, DispatchTablesAreParsedOrRefused) { EXPECT_GT(replay("table", gemmlab_fuzz_table), 0); }
-TEST(FuzzCorpora, CsvResultsAreReadOrRefused) { EXPECT_GT(replay("results", gemmlab_fuzz_results), 0); }
+TEST(FuzzCorpora, ResultsFilesAreReadOrRefused) { EXPECT_GT(replay("results", gemmlab_fuzz_results), 0); }
+TEST(FuzzCorpora, SizeAndShapeListsAreParsedOrRefused) { EXPECT_GT(replay("lists", gemmlab_fuzz_lists), 0); }
 
 }  // namespace

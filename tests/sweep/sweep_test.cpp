@@ -419,6 +419,13 @@ TEST(SweepShapes, ListsProductsZipsAndErrors) {
   EXPECT_EQ(zipped[1], (Shape{2, 3, 5}));
   EXPECT_THROW(shapes_from_dimensions(V{1, 2}, V{3, 4, 5}, V{6}, true), Error);
   EXPECT_THROW(shapes_from_dimensions(V{}, V{3}, V{6}, false), Error);
+  // Lists of 10,000 values each (the most a range gives) would multiply to 10^12 shapes: refused
+  // before allocating (found by tests/fuzz, target lists). The bound itself is allowed.
+  const V ten_thousand = parse_size_list("1:10000:+1");
+  EXPECT_THROW(shapes_from_dimensions(ten_thousand, ten_thousand, V{1, 2}, false), Error);
+  EXPECT_EQ(shapes_from_dimensions(ten_thousand, V{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, V{1}, false).size(),
+            std::size_t(kMaxShapes));
+  EXPECT_EQ(shapes_from_dimensions(ten_thousand, ten_thousand, V{1}, true).size(), 10000u);
 
   std::vector<Shape> all = square_shapes(parse_size_list("256:1024:x2"));
   append_unique(all, parse_shape_list("512x512x512,100x200x300"));
