@@ -3,10 +3,14 @@
 // where checks change their answer (0, 1, tile edges, 2^31 - 1, the int64 limits) or raw.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace gemmlab::fuzz {
 
@@ -69,6 +73,29 @@ class Input {
  private:
   const std::uint8_t* p_;
   std::size_t n_;
+};
+
+// For readers that take a path: the bytes written to a file of this process's own, named by
+// `name` (its extension chooses the reader where that matters); removed when it goes out of scope.
+// ok() is false when the file could not be written.
+class AsFile {
+ public:
+  AsFile(const std::uint8_t* data, std::size_t size, const std::string& name)
+      : path_("/tmp/gemmlab_fuzz_" + std::to_string(::getpid()) + "_" + name) {
+    if (std::FILE* f = std::fopen(path_.c_str(), "wb")) {
+      ok_ = size == 0 || std::fwrite(data, 1, size, f) == size;
+      ok_ = std::fclose(f) == 0 && ok_;
+    }
+  }
+  ~AsFile() { std::remove(path_.c_str()); }
+  AsFile(const AsFile&) = delete;
+  AsFile& operator=(const AsFile&) = delete;
+  bool ok() const { return ok_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool ok_ = false;
 };
 
 }  // namespace gemmlab::fuzz

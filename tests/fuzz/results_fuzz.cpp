@@ -3,14 +3,11 @@
 // accepts them; otherwise CSV, through results/csv_input.cpp. Then compared with itself
 // (results/compare.cpp). It must give records or gemmlab::Error; a crash, undefined behaviour or
 // another exception (a JSON type error from a field of the wrong kind, say) is a finding.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <string>
 
 #include "core/error.hpp"
+#include "fuzz_input.hpp"
 #include "results/compare.hpp"
 #include "results/csv_input.hpp"
 
@@ -25,19 +22,13 @@ int gemmlab_fuzz_results(const std::uint8_t* data, std::size_t size) {
     }
     return 0;
   }
-  static const std::string path = "/tmp/gemmlab_fuzz_results_" + std::to_string(::getpid()) + ".csv";
-  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-    if (size) std::fwrite(data, 1, size, f);
-    std::fclose(f);
-  } else {
-    return 0;
-  }
+  const gemmlab::fuzz::AsFile file(data, size, "input.csv");  // read_csv_results takes a path
+  if (!file.ok()) return 0;
   try {
-    const nlohmann::json records = gemmlab::read_csv_results(path);
+    const nlohmann::json records = gemmlab::read_csv_results(file.path());
     (void)gemmlab::compare_results(records, records);
   } catch (const gemmlab::Error&) {
   }
-  std::remove(path.c_str());
   return 0;
 }
 
