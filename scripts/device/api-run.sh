@@ -5,14 +5,16 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests retests examples explain bench torch flush sanitize race tune lab" (default: all but
-#   retests, flush, race, tune, lab)
+#   STEPS="build tests retests examples explain bench torch flush shapes sanitize race tune lab" (default: all
+#   but retests, flush, shapes, race, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
 #   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
 #   RACE_CASES="--precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520" (the race step: racecheck on
 #   one `gemmlab run --kernel auto` call each, without the lab's reference or cuBLAS)
 #   FLUSH_PRECISIONS=bf16 FLUSH_ROUNDS=2 (the flush step: the shape suite with the L2 flushed by a write, then by
 #   a read, FLUSH_ROUNDS times; src/harness/l2_flush.hpp)
+#   SHAPES_PRECISIONS="bf16 fp16 tf32 fp32" (the shapes step: the shape suite of each, as docs/results/<gpu>/shapes
+#   holds it: shapes-P.json and shapes-P.txt; CAP_SHAPES=150 seconds each)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
 #
 # Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
@@ -142,6 +144,17 @@ if want flush; then
     done
   done
   note "flush time" "$((SECONDS - t0)) s"
+fi
+
+if want shapes; then
+  # The shape suite as docs/shapes.md's tables are measured, one precision at a time.
+  for p in ${SHAPES_PRECISIONS:-bf16 fp16 tf32 fp32}; do
+    t0=$SECONDS
+    timeout "${CAP_SHAPES:-150}" build/gemmlab bench --suite shapes --precisions "$p" --shape-seconds 0.15 --iters 20 \
+      --json "$out/shapes-$p.json" >"$out/shapes-$p.txt" 2>"$out/shapes-$p.err" || { status=1; tail -5 "$out/shapes-$p.err"; }
+    note "shapes $p ($((SECONDS - t0)) s)" "$(grep -A20 '^precision  shapes' "$out/shapes-$p.txt" | grep -E "^$p " |
+      awk '{printf "geomean %s, worst %s, roof %s (cuBLAS %s)", $3, $4, $(NF-4), $NF}')"
+  done
 fi
 
 if want sanitize; then
