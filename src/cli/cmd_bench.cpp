@@ -424,7 +424,7 @@ void bench(const BenchOptions& o) {
   if (copy_gbs > 0)
     std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write); the memory-bound cases "
                              "timed with the L2 flushed by a {} (harness/l2_flush.hpp)\n",
-                             copy_gbs, L2Flush::mode_from_environment() == L2Flush::Mode::read ? "read" : "write");
+                             copy_gbs, L2Flush::name(L2Flush::mode_from_environment()));
   print_suite_summary(b.rows(), copy_gbs);
   // The epilogue's cost: each fused variant against the same call without it, timed in the same
   // rounds, for gemmlab and for the anchor.

@@ -24,6 +24,7 @@ class L2Flush {
  public:
   enum class Mode { read, write };
   static Mode mode_from_environment();  // GEMMLAB_L2_FLUSH: read (default) or write
+  static const char* name(Mode mode) { return mode == Mode::read ? "read" : "write"; }  // as the records write it
 
   L2Flush() = default;
   // Allocates the buffer (twice `l2_bytes`) and the sink, initialises them on `stream` (so that

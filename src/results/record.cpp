@@ -39,7 +39,7 @@ nlohmann::json run_context(const DeviceInfo& dev, const std::string& command_lin
       {"theoretical_dram_gbs", dev.peak_dram_gbs()},
       {"l2_bytes", dev.l2_bytes},
       // How a cold run's L2 was flushed (harness/l2_flush.hpp): by a read, or by a write as before.
-      {"l2_flush", L2Flush::mode_from_environment() == L2Flush::Mode::read ? "read" : "write"},
+      {"l2_flush", L2Flush::name(L2Flush::mode_from_environment())},
       {"driver", v.driver},
       {"cuda_runtime", v.runtime},
       {"cublas", v.cublas},

@@ -31,3 +31,13 @@ TEST(L2FlushMode, ReadByDefaultWriteOnRequestElseAnError) {
   }
   ::unsetenv("GEMMLAB_L2_FLUSH");
 }
+
+// The name each mode is recorded under is the value that selects it.
+TEST(L2FlushMode, NamesAreTheEnvironmentsValues) {
+  for (const auto mode : {L2Flush::Mode::read, L2Flush::Mode::write}) {
+    ::setenv("GEMMLAB_L2_FLUSH", L2Flush::name(mode), 1);
+    EXPECT_EQ(L2Flush::mode_from_environment(), mode) << L2Flush::name(mode);
+  }
+  EXPECT_STRNE(L2Flush::name(L2Flush::Mode::read), L2Flush::name(L2Flush::Mode::write));
+  ::unsetenv("GEMMLAB_L2_FLUSH");
+}
