@@ -5,8 +5,8 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests retests examples explain bench torch flush shapes sanitize race tune lab" (default: all
-#   but retests, flush, shapes, race, tune, lab)
+#   STEPS="build tests retests examples explain bench torch flush shapes coldtune sanitize race tune lab" (default:
+#   all but retests, flush, shapes, coldtune, race, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
 #   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
 #   RACE_CASES="--precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520" (the race step: racecheck on
@@ -15,6 +15,8 @@
 #   a read, FLUSH_ROUNDS times; src/harness/l2_flush.hpp)
 #   SHAPES_PRECISIONS="bf16 fp16 tf32 fp32" (the shapes step: the shape suite of each, as docs/results/<gpu>/shapes
 #   holds it: shapes-P.json and shapes-P.txt; CAP_SHAPES=150 seconds each)
+#   COLDTUNE_CASES="--kernel auto.bf16 -m 16 -n 8192 -k 28672;..." (the coldtune step: `gemmlab tune` with the L2
+#   flushed, the 8 fastest candidates of each case, as the suite times memory-bound shapes; CAP_COLDTUNE=100 each)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
 #
 # Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
@@ -157,6 +159,18 @@ if want shapes; then
   done
 fi
 
+if want coldtune; then
+  # Every candidate dispatch could take for a memory-bound shape, timed as the shape suite times it.
+  IFS=';' read -r -a cases <<<"${COLDTUNE_CASES:---kernel auto.bf16 -m 16 -n 8192 -k 28672;--kernel auto.bf16 -m 16 -n 4096 -k 4096}"
+  t0=$SECONDS
+  for c in "${cases[@]}"; do
+    echo "== gemmlab tune $c --cold --iters 30 --top 8"
+    # shellcheck disable=SC2086
+    timeout "${CAP_COLDTUNE:-100}" build/gemmlab tune $c --cold --iters 30 --top 8 2>&1 | tail -12 || status=1
+  done >"$out/coldtune.txt"
+  note "coldtune" "${#cases[@]} cases ($((SECONDS - t0)) s)"
+fi
+
 if want sanitize; then
   # The four tools at once (one process each on the one GPU), each capped so that one slow tool
   # cannot eat the device budget; a tool stopped by its cap reports how many tests it finished
@@ -234,4 +248,10 @@ commit=$GEMMLAB_COMMIT
 echo "== api-run summary ($commit) =="
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
 printf '%s\n' "${summary[@]}"
+# The device tool returns a limited number of loose files: past 16, everything goes back as one
+# archive (extract it with tar xzf all.tgz).
+if [ "$(find "$out" -type f | wc -l)" -gt 16 ]; then
+  tar czf /tmp/api-run-all.tgz -C "$out" . && rm -rf "${out:?}"/* && mv /tmp/api-run-all.tgz "$out/all.tgz" &&
+    echo "(the $out files are in $out/all.tgz)"
+fi
 exit $status
