@@ -13,8 +13,9 @@
 #   one `gemmlab run --kernel auto` call each, without the lab's reference or cuBLAS)
 #   FLUSH_PRECISIONS=bf16 FLUSH_ROUNDS=2 (the flush step: the shape suite with the L2 flushed by a write, then by
 #   a read, FLUSH_ROUNDS times; src/harness/l2_flush.hpp)
-#   SHAPES_PRECISIONS="bf16 fp16 tf32 fp32" (the shapes step: the shape suite of each, as docs/results/<gpu>/shapes
-#   holds it: shapes-P.json and shapes-P.txt; CAP_SHAPES=150 seconds each)
+#   SHAPES_PRECISIONS="bf16 fp16 tf32 fp32" SHAPES_SUITES=shapes (the shapes step: the shape suite of each, as
+#   docs/results/<gpu>/shapes holds it, shapes-P.json and shapes-P.txt; "shapes heldout" adds the held-out shapes,
+#   heldout-P.*; CAP_SHAPES=150 seconds each)
 #   COLDTUNE_CASES="--kernel auto.bf16 -m 16 -n 8192 -k 28672;..." (the coldtune step: `gemmlab tune` with the L2
 #   flushed, the 8 fastest candidates of each case, as the suite times memory-bound shapes; CAP_COLDTUNE=100 each)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
@@ -149,13 +150,17 @@ if want flush; then
 fi
 
 if want shapes; then
-  # The shape suite as docs/shapes.md's tables are measured, one precision at a time.
-  for p in ${SHAPES_PRECISIONS:-bf16 fp16 tf32 fp32}; do
-    t0=$SECONDS
-    timeout "${CAP_SHAPES:-150}" build/gemmlab bench --suite shapes --precisions "$p" --shape-seconds 0.15 --iters 20 \
-      --json "$out/shapes-$p.json" >"$out/shapes-$p.txt" 2>"$out/shapes-$p.err" || { status=1; tail -5 "$out/shapes-$p.err"; }
-    note "shapes $p ($((SECONDS - t0)) s)" "$(grep -A20 '^precision  shapes' "$out/shapes-$p.txt" | grep -E "^$p " |
-      awk '{printf "geomean %s, worst %s, roof %s (cuBLAS %s)", $3, $4, $(NF-4), $NF}')"
+  # The shape suite as docs/shapes.md's tables are measured, one precision at a time; with
+  # SHAPES_SUITES="shapes heldout" also the held-out shapes (bench --suite heldout, seed 1).
+  for suite in ${SHAPES_SUITES:-shapes}; do
+    for p in ${SHAPES_PRECISIONS:-bf16 fp16 tf32 fp32}; do
+      t0=$SECONDS
+      f="$out/$suite-$p"
+      timeout "${CAP_SHAPES:-150}" build/gemmlab bench --suite "$suite" --precisions "$p" --shape-seconds 0.15 --iters 20 \
+        --json "$f.json" >"$f.txt" 2>"$f.err" || { status=1; tail -5 "$f.err"; }
+      note "$suite $p ($((SECONDS - t0)) s)" "$(grep -A20 '^precision  shapes' "$f.txt" | grep -E "^$p " |
+        awk '{printf "geomean %s, worst %s, roof %s (cuBLAS %s)", $3, $4, $(NF-4), $NF}')"
+    done
   done
 fi
 

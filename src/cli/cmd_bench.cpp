@@ -13,6 +13,9 @@
 //   shapes    the shape suite (sweep/suite.hpp) in each precision: auto against cuBLAS shape by
 //             shape, memory-bound shapes with the L2 flushed and their share of the DRAM roof;
 //             the geometric mean, the worst shape and the shapes under 90% per precision
+//   heldout   the same on shapes drawn at random from the suite's kinds (sweep/suite.hpp
+//             held_out_shapes, --heldout-seed, --heldout-count), none of them a suite shape: the
+//             check that what holds on the suite holds on shapes nothing was tuned to
 //   epilogue  4096^3 (or each of --epilogue-sizes) with a fused bias + GELU against the same call
 //             without it, in each precision,
 //             next to cuBLASLt's GELU_BIAS against its plain call; in BF16 also the epilogue's parts
@@ -50,7 +53,9 @@ struct BenchOptions {
   int iters = 30;
   std::string json;
   std::string precisions = "fp32,tf32,bf16,fp16";
-  double shape_seconds = 1.0;  // timed time per side and shape in the shapes suite
+  double shape_seconds = 1.0;  // timed time per side and shape in the shapes and heldout suites
+  unsigned heldout_seed = 1;
+  int heldout_count = 30;
 };
 
 struct Types {
@@ -277,8 +282,8 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
     if (r.suite == "layouts") {
       const auto it = nn_ms.find(r.precision());
       if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
-    } else if (((r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) || (r.suite == "shapes" && r.cold)) &&
-               copy_gbs > 0) {
+    } else if (const bool suite_shape = r.suite == "shapes" || r.suite == "heldout";
+               ((r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) || (suite_shape && r.cold)) && copy_gbs > 0) {
       note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * r.roof_ms(copy_gbs) / r.ms, r.roof_ms(copy_gbs));
     }
     t.add({r.suite, r.name, fmt_ms(r.ms), fmt::format("{}-{}", fmt_ms(r.p10), fmt_ms(r.p90)), r.anchor, fmt_ms(r.anchor_ms),
@@ -287,14 +292,14 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
   t.print(std::cout);
 }
 
-// The shapes suite per precision: the geometric mean of the share of cuBLAS, the worst shape, the
-// shapes under 90%, and for the memory-bound shapes (timed with the L2 flushed) the share of the
-// DRAM roof, gemmlab's and cuBLAS's.
-void print_suite_summary(const std::vector<Row>& rows, double copy_gbs) {
+// A shape suite ("shapes" or "heldout") per precision: the geometric mean of the share of cuBLAS,
+// the worst shape, the shapes under 90%, and for the memory-bound shapes (timed with the L2
+// flushed) the share of the DRAM roof, gemmlab's and cuBLAS's.
+void print_suite_summary(const std::vector<Row>& rows, double copy_gbs, const std::string& suite, const std::string& title) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const Row*>> by_precision;
   for (const Row& r : rows) {
-    if (r.suite != "shapes") continue;
+    if (r.suite != suite) continue;
     const std::string p = r.precision();
     if (!by_precision.count(p)) order.push_back(p);
     by_precision[p].push_back(&r);
@@ -322,7 +327,7 @@ void print_suite_summary(const std::vector<Row>& rows, double copy_gbs) {
            cold ? fmt::format("{:.1f}% (mean of {})", 100.0 * roof / cold, cold) : std::string("-"),
            cold ? fmt::format("{:.1f}%", 100.0 * anchor_roof / cold) : std::string("-")});
   }
-  std::cout << "\nshape suite: gemmlab auto against cuBLAS, share = cuBLAS time / gemmlab time\n";
+  std::cout << "\n" << title << ": gemmlab auto against cuBLAS, share = cuBLAS time / gemmlab time\n";
   t.print(std::cout);
 }
 
@@ -335,7 +340,7 @@ void bench(const BenchOptions& o) {
     if (q > p) precisions.push_back(o.precisions.substr(p, q - p));
   }
   auto wants = [&](const char* s) { return std::find(o.suites.begin(), o.suites.end(), s) != o.suites.end(); };
-  static const std::vector<std::string> kSuites{"layouts", "squares", "batched", "grouped", "epilogue", "shapes"};
+  static const std::vector<std::string> kSuites{"layouts", "squares", "batched", "grouped", "epilogue", "shapes", "heldout"};
   for (const std::string& s : o.suites)
     if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
       throw Error(fmt::format("--suite: '{}' is not one of {}", s, fmt::join(kSuites, ", ")));
@@ -406,26 +411,29 @@ void bench(const BenchOptions& o) {
         }
       }
   }
-  if (wants("shapes")) {
-    // D has the operands' type, as in a model's layers (FP32 for fp32 and tf32).
+  // D has the operands' type, as in a model's layers (FP32 for fp32 and tf32).
+  const auto shape_cases = [&](const char* suite, const std::vector<SuiteShape>& shapes) {
     for (const std::string& p : precisions) {
       const Types t = types_of(p, true);
-      for (const SuiteShape& sh : shape_suite()) {
+      for (const SuiteShape& sh : shapes) {
         const Shape& x = sh.shape;
-        b.gemm_case("shapes",
+        b.gemm_case(suite,
                     fmt::format("{} {}x{}x{}{} {}", t.name, x.m, x.n, x.k, sh.layout == "NN" ? "" : " " + sh.layout, sh.kind),
                     dense(t, x.m, x.n, x.k, sh.layout), memory_bound(x), o.shape_seconds);
       }
     }
-  }
-  const double copy_gbs = wants("grouped") || wants("shapes") ? b.copy_bandwidth() : 0;
+  };
+  if (wants("shapes")) shape_cases("shapes", shape_suite());
+  if (wants("heldout")) shape_cases("heldout", held_out_shapes(o.heldout_seed, o.heldout_count));
+  const double copy_gbs = wants("grouped") || wants("shapes") || wants("heldout") ? b.copy_bandwidth() : 0;
   std::cout << '\n';
   print_table(b.rows(), copy_gbs);
   if (copy_gbs > 0)
     std::cout << fmt::format("DRAM roof: device-to-device copy at {:.0f} GB/s (read + write); the memory-bound cases "
                              "timed with the L2 flushed by a {} (harness/l2_flush.hpp)\n",
                              copy_gbs, L2Flush::name(L2Flush::mode_from_environment()));
-  print_suite_summary(b.rows(), copy_gbs);
+  print_suite_summary(b.rows(), copy_gbs, "shapes", "shape suite");
+  print_suite_summary(b.rows(), copy_gbs, "heldout", fmt::format("held-out shapes (seed {})", o.heldout_seed));
   // The epilogue's cost: each fused variant against the same call without it, timed in the same
   // rounds, for gemmlab and for the anchor.
   const auto& rows = b.rows();
@@ -466,9 +474,9 @@ void bench(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   static BenchOptions o;
   auto* cmd = app.add_subcommand("bench", "the library's calls next to cuBLAS / cuBLASLt, case by case (layouts, "
-                                          "squares, batched, grouped, epilogue, shapes)");
+                                          "squares, batched, grouped, epilogue, shapes, heldout)");
   cmd->add_option("--suite", o.suites, "suites to run (repeatable): layouts, squares, batched, grouped, epilogue, shapes (the shape "
-                                "suite: minutes; not in the default set)")
+                                "suite: minutes; not in the default set), heldout (random shapes of the suite's kinds)")
       ->capture_default_str();
   cmd->add_option("--layout-size", o.layout_size, "M = N = K of the layouts suite")->capture_default_str();
   cmd->add_option("--epilogue-sizes", o.epilogue_sizes, "M = N = K of the epilogue suite's cases (repeatable)")
@@ -476,8 +484,12 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--precisions", o.precisions, "precisions of the layouts and squares suites")->capture_default_str();
   cmd->add_option("--iters", o.iters, "timed runs of each side")->check(CLI::Range(3, 100000))->capture_default_str();
-  cmd->add_option("--shape-seconds", o.shape_seconds, "shapes suite: timed seconds per side and shape at most (3 runs at least)")
+  cmd->add_option("--shape-seconds", o.shape_seconds, "shapes and heldout suites: timed seconds per side and shape at most (3 runs at least)")
       ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  cmd->add_option("--heldout-seed", o.heldout_seed, "heldout suite: the seed its shapes are drawn from")->capture_default_str();
+  cmd->add_option("--heldout-count", o.heldout_count, "heldout suite: how many shapes")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--json", o.json, "write every case as JSON");
   cmd->callback([] { bench(o); });

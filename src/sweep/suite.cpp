@@ -1,5 +1,11 @@
 #include "sweep/suite.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "core/error.hpp"
 #include "sweep/shapes.hpp"
 
 namespace gemmlab {
@@ -48,7 +54,74 @@ std::vector<SuiteShape> build_suite() {
   return out;
 }
 
+// Draws from a mt19937_64 by arithmetic of its own (the standard distributions' outputs differ
+// between standard libraries; the engine's do not).
+class Draw {
+ public:
+  explicit Draw(unsigned seed) : rng_(seed) {}
+  std::int64_t uniform(std::int64_t lo, std::int64_t hi) { return lo + std::int64_t(rng_() % std::uint64_t(hi - lo + 1)); }
+  // Uniform in log: as many shapes between 100 and 1000 as between 1000 and 10000.
+  std::int64_t log_uniform(std::int64_t lo, std::int64_t hi) {
+    const double u = double(rng_() >> 11) / double(std::uint64_t(1) << 53);
+    const double v = std::exp(std::log(double(lo)) + u * (std::log(double(hi)) - std::log(double(lo))));
+    return std::clamp<std::int64_t>(std::llround(v), lo, hi);
+  }
+  template <class T>
+  const T& pick(const std::vector<T>& v) { return v[std::size_t(uniform(0, std::int64_t(v.size()) - 1))]; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// One held-out shape of kind number `kind` (the order of the suite's kinds, layout last).
+SuiteShape held_out_shape(Draw& d, int kind) {
+  // (N, K) of model widths the suite does not hold: 2048, 3072, 5120, 7168 wide models and their
+  // MLPs (11008, 13824, 18432), attention of grouped queries (1024-wide K/V projections).
+  static const std::vector<std::pair<std::int64_t, std::int64_t>> widths{
+      {2048, 2048}, {3072, 3072}, {5120, 5120}, {7168, 7168}, {1024, 4096}, {11008, 4096}, {4096, 11008},
+      {13824, 5120}, {5120, 13824}, {18432, 7168}, {7168, 18432}, {8192, 8192}, {32000, 4096}};
+  switch (kind) {
+    case 0: {
+      const std::int64_t s = d.log_uniform(160, 12000);
+      return {Shape{s, s, s}, "square", "NN"};
+    }
+    case 1: {
+      const auto [n, k] = d.pick(widths);
+      return {Shape{d.log_uniform(1, 8192), n, k}, "llm", "NN"};
+    }
+    case 2: {
+      const std::int64_t narrow = d.log_uniform(2, 256), a = d.log_uniform(2048, 16384), b = d.log_uniform(2048, 16384);
+      return {d.uniform(0, 1) ? Shape{narrow, a, b} : Shape{a, narrow, b}, "skinny", "NN"};
+    }
+    case 3: return {Shape{d.log_uniform(2048, 16384), d.log_uniform(2048, 16384), d.log_uniform(8, 512)}, "small-k", "NN"};
+    case 4: return {Shape{d.log_uniform(32, 768), d.log_uniform(32, 768), d.log_uniform(16384, 65536)}, "large-k", "NN"};
+    case 5: return {Shape{d.uniform(100, 5000), d.uniform(100, 5000), d.uniform(100, 5000)}, "odd", "NN"};
+    default: {
+      SuiteShape s = held_out_shape(d, int(d.uniform(0, 1)));  // a square or an LLM layer
+      s.kind = "layout";
+      s.layout = d.pick(std::vector<std::string>{"NT", "TN", "TT"});
+      return s;
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<SuiteShape> held_out_shapes(unsigned seed, int count) {
+  if (count < 1 || count > 1000) throw Error("held-out shapes: the count must be 1 to 1000, not " + std::to_string(count));
+  // The kinds in the suite's proportions, roughly: of every 10, 1 square, 4 LLM layers, 1 skinny,
+  // 1 small-K, 1 large-K, 1 odd, 1 layout.
+  static constexpr int kKinds[10] = {0, 1, 1, 1, 1, 2, 3, 4, 5, 6};
+  Draw d(seed);
+  std::vector<SuiteShape> out;
+  while (int(out.size()) < count) {
+    const SuiteShape s = held_out_shape(d, kKinds[out.size() % 10]);
+    const auto same = [&](const SuiteShape& o) { return o.shape == s.shape && o.layout == s.layout; };
+    if (std::none_of(shape_suite().begin(), shape_suite().end(), same) && std::none_of(out.begin(), out.end(), same))
+      out.push_back(s);
+  }
+  return out;
+}
 
 const std::vector<SuiteShape>& shape_suite() {
   static const std::vector<SuiteShape> suite = build_suite();

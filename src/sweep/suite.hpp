@@ -21,6 +21,14 @@ struct SuiteShape {
 // Every shape of the suite, in that order of kinds.
 const std::vector<SuiteShape>& shape_suite();
 
+// Held-out shapes: `count` shapes of the suite's kinds drawn from `seed` (the same seed gives the
+// same shapes on every machine), none of them a suite shape, so that a claim made on the suite can
+// be checked on shapes no kernel, table or model was tuned to. Kinds and ranges: squares of 160 to
+// 12000; LLM layers of 1 to 8192 tokens against the (N, K) of model widths the suite lacks; skinny
+// (one side 2 to 256, the others 2048 to 16384); small K (8 to 512) and large K (16384 to 65536);
+// odd sizes of 100 to 5000; and NT, TN or TT on one of the others. `count` of 1 to 1000.
+std::vector<SuiteShape> held_out_shapes(unsigned seed, int count = 30);
+
 // The suite's shapes alone (layouts dropped, duplicates removed), for --shapes suite.
 std::vector<Shape> suite_shapes();
 
