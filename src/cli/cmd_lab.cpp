@@ -180,7 +180,7 @@ void add_lab_command(CLI::App& app) {
   static LabOptions o;
   auto* cmd = app.add_subcommand("lab", "the default lab: every kernel and cuBLAS at a few sizes");
   cmd->add_option("--sizes", o.sizes, "square sizes (list or range, e.g. 256,1024 or 256:4096:x2)");
-  cmd->add_option("--shapes", o.shapes, "MxNxK shapes instead of square sizes, e.g. 4097x4095x4093,1000x1000x1000, or suite (the shape suite)");
+  cmd->add_option("--shapes", o.shapes, "MxNxK shapes instead of square sizes, e.g. 4097x4095x4093,1000x1000x1000, suite (the shape suite) or heldout[:SEED] (its held-out shapes)");
   cmd->add_option("--output", o.output, "type of C: f32 (default) or same (the operand type)");
   cmd->add_option("--kernels", o.kernels, "kernel ids, globs or families, comma-separated (default: all)");
   cmd->add_option("--iters", o.iters, "timed runs per kernel and size")->check(CLI::Range(1, 100000));

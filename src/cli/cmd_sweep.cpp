@@ -189,7 +189,7 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("-n", o.ns, "columns of B and C: list or range");
   cmd->add_option("-k", o.ks, "columns of A, rows of B: list or range");
   cmd->add_flag("--zip", o.zip, "pair the -m, -n, -k lists element by element instead of their product");
-  cmd->add_option("--shapes", o.shapes, "explicit shapes MxNxK, comma-separated, or suite (the shape suite)");
+  cmd->add_option("--shapes", o.shapes, "explicit shapes MxNxK, comma-separated, suite (the shape suite) or heldout[:SEED] (its held-out shapes)");
   o.timing.add_to(*cmd);
   cmd->add_option("--output", o.output, "type of C: f32 (default), same (the operand type), bf16, f16");
   cmd->add_option("--init", o.init, "input values: uniform in [-1,1) or the seeds' LinearInit")

@@ -27,6 +27,18 @@ std::int64_t parse_dimension(const std::string& s, const std::string& item) {
 
 std::vector<Shape> parse_shape_list(const std::string& text) {
   if (text == "suite") return suite_shapes();
+  if (text == "heldout" || text.starts_with("heldout:")) {
+    unsigned seed = 1;
+    if (text != "heldout") {
+      const std::string s = text.substr(8);
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
+      if (s.empty() || ec != std::errc() || p != s.data() + s.size())
+        throw Error(fmt::format("'{}': the held-out shapes' seed must be a number from 0 to 4294967295", text));
+    }
+    std::vector<Shape> out;
+    for (const SuiteShape& h : held_out_shapes(seed)) append_unique(out, {h.shape});
+    return out;
+  }
   std::vector<Shape> out;
   std::size_t start = 0;
   while (true) {

@@ -10,8 +10,9 @@
 
 namespace gemmlab {
 
-// "1024x512x256,64x64x64" -> shapes; "suite" -> the shape suite's shapes (sweep/suite.hpp). Throws
-// Error on anything else (each item needs three positive integers separated by 'x').
+// "1024x512x256,64x64x64" -> shapes; "suite" -> the shape suite's shapes, "heldout" or
+// "heldout:SEED" -> the held-out shapes of seed 1 or SEED (sweep/suite.hpp), layouts dropped.
+// Throws Error on anything else (each item needs three positive integers separated by 'x').
 std::vector<Shape> parse_shape_list(const std::string& text);
 
 // Square shapes N x N x N for every size.

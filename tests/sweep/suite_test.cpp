@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "sweep/shapes.hpp"
 #include "sweep/suite.hpp"
 
 using namespace gemmlab;
@@ -82,4 +84,20 @@ TEST(HeldOutShapes, ACountOutsideOneToAThousandIsAnError) {
   EXPECT_THROW(held_out_shapes(1, 0), Error);
   EXPECT_THROW(held_out_shapes(1, 1001), Error);
   EXPECT_EQ(held_out_shapes(1, 1).size(), 1u);
+}
+
+TEST(HeldOutShapes, AShapeListNamesThemBySeed) {
+  std::vector<Shape> expected;
+  for (const SuiteShape& s : held_out_shapes(7)) append_unique(expected, {s.shape});
+  EXPECT_EQ(parse_shape_list("heldout:7"), expected);
+  EXPECT_EQ(parse_shape_list("heldout"), parse_shape_list("heldout:1"));
+  EXPECT_NE(parse_shape_list("heldout:1"), parse_shape_list("heldout:2"));
+  for (const char* bad : {"heldout:", "heldout:x", "heldout:-1", "heldout:1,2", "heldout:99999999999"}) {
+    try {
+      (void)parse_shape_list(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
+  }
 }
