@@ -3,7 +3,8 @@
     scripts/python scripts/shapes_tables.py docs/results/h100/shapes/shapes-*.json
 
 reads the JSON that `gemmlab bench --suite shapes --json FILE` writes (one file per precision or
-one for all) and prints the tables docs/shapes.md quotes. Shares are cuBLAS time / gemmlab time;
+one for all) and prints the tables docs/shapes.md quotes; with `--suite heldout` first, the held-out
+shapes' rows of files written by `gemmlab bench --suite heldout`. Shares are cuBLAS time / gemmlab time;
 memory-bound shapes (timed with the L2 flushed) also get their share of the DRAM roof: the
 fewest bytes (A, B and D once) at the device-to-device copy bandwidth the run measured.
 """
@@ -12,13 +13,13 @@ import math
 import sys
 
 
-def load(paths):
+def load(paths, suite):
     rows, copy_gbs = [], None
     for path in paths:
         with open(path) as f:
             doc = json.load(f)
         copy_gbs = doc["context"].get("copy_bandwidth_gbs", copy_gbs)
-        rows += [r for r in doc["results"] if r["suite"] == "shapes"]
+        rows += [r for r in doc["results"] if r["suite"] == suite]
     return rows, copy_gbs
 
 
@@ -26,8 +27,13 @@ def roof_share(r, copy_gbs, ms):
     return r["min_bytes"] / (copy_gbs * 1e9) * 1e3 / ms
 
 
-def main(paths):
-    rows, copy_gbs = load(paths)
+def main(args):
+    suite = "shapes"
+    if args[:1] == ["--suite"]:
+        suite, args = args[1], args[2:]
+    rows, copy_gbs = load(args, suite)
+    if not rows:
+        raise SystemExit(f"shapes_tables: no results of the suite '{suite}' in {', '.join(args)}")
     order = []
     for r in rows:
         p = r["case"].split()[0]
