@@ -34,6 +34,11 @@ summary=()
 status=0
 note() { summary+=("$(printf '%-30s %s' "$1" "$2")"); }
 want() { [[ " $steps " == *" $1 "* ]]; }
+# The per-precision lines of the summary table that `gemmlab bench --suite shapes` (or heldout) prints.
+suite_summary() {
+  grep -A20 '^precision  shapes' "$1" | grep -E '^(bf16|fp16|tf32|fp32) ' |
+    awk '{printf "%s geomean %s, worst %s, roof %s (cuBLAS %s); ", $1, $3, $4, $(NF-4), $NF}'
+}
 export GEMMLAB_COMMIT=${GEMMLAB_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 
 if want build; then
@@ -142,8 +147,7 @@ if want flush; then
       GEMMLAB_L2_FLUSH=$mode timeout "${CAP_FLUSH:-240}" build/gemmlab bench --suite shapes \
         --precisions "${FLUSH_PRECISIONS:-bf16}" --shape-seconds 0.15 --iters 20 --json "$f.json" >"$f.txt" 2>"$f.err" ||
         { status=1; tail -5 "$f.err"; }
-      note "flush $mode, round $round" "$(grep -A20 '^precision  shapes' "$f.txt" | grep -E '^(bf16|fp16|tf32|fp32) ' |
-        awk '{printf "%s geomean %s, roof %s (cuBLAS %s); ", $1, $3, $(NF-4), $NF}')"
+      note "flush $mode, round $round" "$(suite_summary "$f.txt")"
     done
   done
   note "flush time" "$((SECONDS - t0)) s"
@@ -158,8 +162,7 @@ if want shapes; then
       f="$out/$suite-$p"
       timeout "${CAP_SHAPES:-150}" build/gemmlab bench --suite "$suite" --precisions "$p" --shape-seconds 0.15 --iters 20 \
         --json "$f.json" >"$f.txt" 2>"$f.err" || { status=1; tail -5 "$f.err"; }
-      note "$suite $p ($((SECONDS - t0)) s)" "$(grep -A20 '^precision  shapes' "$f.txt" | grep -E "^$p " |
-        awk '{printf "geomean %s, worst %s, roof %s (cuBLAS %s)", $3, $4, $(NF-4), $NF}')"
+      note "$suite ($((SECONDS - t0)) s)" "$(suite_summary "$f.txt")"
     done
   done
 fi

@@ -279,11 +279,13 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
       nn_ms[r.precision()] = r.ms;
   for (const Row& r : rows) {
     std::string note;
+    // The cases judged by the DRAM roof: the grouped memory-bound case and the shape suites' cold shapes.
+    const bool roofed = (r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) ||
+                        ((r.suite == "shapes" || r.suite == "heldout") && r.cold);
     if (r.suite == "layouts") {
       const auto it = nn_ms.find(r.precision());
       if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
-    } else if (const bool suite_shape = r.suite == "shapes" || r.suite == "heldout";
-               ((r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) || (suite_shape && r.cold)) && copy_gbs > 0) {
+    } else if (roofed && copy_gbs > 0) {
       note = fmt::format("{:.1f}% of DRAM roof ({:.2f} ms)", 100.0 * r.roof_ms(copy_gbs) / r.ms, r.roof_ms(copy_gbs));
     }
     t.add({r.suite, r.name, fmt_ms(r.ms), fmt::format("{}-{}", fmt_ms(r.p10), fmt_ms(r.p90)), r.anchor, fmt_ms(r.anchor_ms),

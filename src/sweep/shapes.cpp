@@ -35,9 +35,7 @@ std::vector<Shape> parse_shape_list(const std::string& text) {
       if (s.empty() || ec != std::errc() || p != s.data() + s.size())
         throw Error(fmt::format("'{}': the held-out shapes' seed must be a number from 0 to 4294967295", text));
     }
-    std::vector<Shape> out;
-    for (const SuiteShape& h : held_out_shapes(seed)) append_unique(out, {h.shape});
-    return out;
+    return unique_shapes(held_out_shapes(seed));
   }
   std::vector<Shape> out;
   std::size_t start = 0;

@@ -128,11 +128,13 @@ const std::vector<SuiteShape>& shape_suite() {
   return suite;
 }
 
-std::vector<Shape> suite_shapes() {
+std::vector<Shape> unique_shapes(const std::vector<SuiteShape>& shapes) {
   std::vector<Shape> out;
-  for (const SuiteShape& s : shape_suite()) append_unique(out, {s.shape});
+  for (const SuiteShape& s : shapes) append_unique(out, {s.shape});
   return out;
 }
+
+std::vector<Shape> suite_shapes() { return unique_shapes(shape_suite()); }
 
 bool memory_bound(const Shape& s) {
   return (s.m <= 64 && s.n >= 4096 && s.k >= 4096) || (s.n <= 64 && s.m >= 4096 && s.k >= 4096);

@@ -29,7 +29,10 @@ const std::vector<SuiteShape>& shape_suite();
 // odd sizes of 100 to 5000; and NT, TN or TT on one of the others. `count` of 1 to 1000.
 std::vector<SuiteShape> held_out_shapes(unsigned seed, int count = 30);
 
-// The suite's shapes alone (layouts dropped, duplicates removed), for --shapes suite.
+// The shapes alone (layouts dropped, duplicates removed, order kept), for a shape list.
+std::vector<Shape> unique_shapes(const std::vector<SuiteShape>& shapes);
+
+// The suite's shapes alone, for --shapes suite: unique_shapes(shape_suite()).
 std::vector<Shape> suite_shapes();
 
 // Memory-bound by the suite's rule: M <= 64 or N <= 64, with the other two sides >= 4096. Such
