@@ -765,22 +765,34 @@ TEST_P(ApiTyped, TilesOf192RowsMatchTheReference) {
 }
 
 // TF32 with an M-major A and a K-major B (TT, NN with D column-major): enough tiles for the kernel
-// to run the transposed problem and write it column-major (tf32_swaps), with float2 stores, and with
-// single ones where an odd leading dimension of D leaves the pairs unaligned.
+// to run the transposed problem and write it column-major (tf32_swaps). With beta != 0 it stores
+// from registers, float2 pairs, and single floats where an odd leading dimension of D leaves the
+// pairs unaligned; with beta = 0 through the TMA, D's columns as the boxes' rows, where D's
+// leading dimension (padded by 0 or 4) and batch stride are 16-byte multiples, with either fused
+// bias and the activation of the exponential form.
 TEST_P(ApiTyped, Tf32TransposedProblemMatchesTheReference) {
   if (base().compute != Compute::tf32) GTEST_SKIP() << "the TF32 kernel's transposed problem";
   for (Order d_order : {Order::row_major, Order::col_major})
-    for (std::int64_t d_pad : {0, 1}) {
-      GemmCase gc = sized(base(), {4000, 2100, 72});
-      gc.d_order = d_order, gc.d_pad = d_pad;
-      if (d_order == Order::row_major) gc.op_a = Op::transpose, gc.op_b = Op::transpose;  // TT
-      gc.bias = BiasKind::per_row, gc.act = Activation::relu;
-      gc.beta = 0.5, gc.c_is_d = true;
-      const GemmSetup st = make_setup(gc, fresh_seed(), stream());
-      const detail::Problem p = detail::normalize(st.g);
-      ASSERT_TRUE(detail::tf32_swaps(p, detail::Tf32Config{})) << gc.name();
-      EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
-    }
+    for (std::int64_t d_pad : {0, 1, 4})
+      for (double beta : {0.5, 0.0}) {
+        GemmCase gc = sized(base(), {4000, 2100, 72});
+        gc.d_order = d_order, gc.d_pad = d_pad;
+        if (d_order == Order::row_major) gc.op_a = Op::transpose, gc.op_b = Op::transpose;  // TT
+        gc.beta = beta, gc.c_is_d = beta != 0.0;
+        gc.bias = beta != 0.0 || d_pad == 0 ? BiasKind::per_row : BiasKind::per_column;
+        gc.act = beta != 0.0 ? Activation::relu : Activation::gelu_tanh;
+        if (beta == 0.0 && d_pad == 4) gc.batch = 2, gc.gap = 4;
+        const GemmSetup st = make_setup(gc, fresh_seed(), stream());
+        const detail::Problem p = detail::normalize(st.g);
+        ASSERT_TRUE(detail::tf32_swaps(p, detail::Tf32Config{})) << gc.name();
+        EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
+      }
+  // Without an epilogue (the TMA store's plain form); the boxes at D's last rows (m = 4001) are clipped.
+  GemmCase gc = sized(base(), {4001, 2100, 40});
+  gc.op_a = Op::transpose, gc.op_b = Op::transpose;
+  const GemmSetup st = make_setup(gc, fresh_seed(), stream());
+  ASSERT_TRUE(detail::tf32_swaps(detail::normalize(st.g), detail::Tf32Config{})) << gc.name();
+  EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, ApiTyped, ::testing::ValuesIn(type_combos()), type_name);

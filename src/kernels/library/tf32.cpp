@@ -108,8 +108,9 @@ Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) { return lau
 // An M-major A with a K-major B (layout TT, and NN or NT with a column-major D): the kernel runs the
 // transposed problem D^T = op(B)^T op(A)^T instead, whose A (B^T) is K-major and whose B (A^T) is
 // N-major, and writes its result column-major, that is D row-major: no copy of A. Its epilogue
-// stores from registers (no TMA store for the transposed result), which a few waves of tiles do
-// not hide: with fewer than kMinSwapTiles tiles the copy is faster (docs/api.md, "Performance").
+// stores D's columns through the TMA where D allows it (tma_layout_ok), else from registers, which
+// a few waves of tiles do not hide: with fewer than kMinSwapTiles tiles the copy measured faster
+// (docs/api.md, "Performance").
 // Not with split-K (its second pass writes row-major), nor where B^T would need a copy of its own,
 // nor for batch-invariant calls: the choice depends on m, and a row of D computed as a column of
 // D^T (an operand's place in wgmma swapped) is not promised to round as it would the other way.
@@ -258,7 +259,8 @@ void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
 void launch_whole(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const Tf32Entry& e, bool d_col_major) {
   Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
   plan.d_col_major = d_col_major;
-  plan.tma_store = plan.tma_store && !d_col_major;  // the TMA store writes row-major boxes
+  // A column-major D is stored as n rows of m, ldd apart.
+  if (d_col_major) plan.tma_store = tc::tma_layout_ok(p.d, 4, p.n, p.ldd, p.batch, p.stride_d);
   // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
   Problem q = p;
   q.b = copy_b(p, env.scratch.data, env.stream);

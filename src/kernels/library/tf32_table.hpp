@@ -18,7 +18,7 @@ struct Tf32Plan {
   bool tma_store = false;
   float* stream_k = nullptr;  // the tail's partial sums (in the workspace)
   int k_split = 0;            // split-K: k-tiles per slice (Tf32Args::k_split); 0: none
-  bool d_col_major = false;   // D and C column-major (Tf32Args::d_col_major; tma_store is then off)
+  bool d_col_major = false;   // D and C column-major (Tf32Args::d_col_major; tma_store then stores D's columns)
 };
 
 struct Tf32Entry {

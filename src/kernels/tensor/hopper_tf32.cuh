@@ -10,7 +10,7 @@
 // second operand A^T is A's tile in shared memory, K-major as TF32 requires. Each accumulator row is
 // a column n of D; the epilogue writes the transpose back. A must therefore be K-major (the library
 // copies an M-major A into a K-major one first, or, when B is K-major, runs the transposed problem
-// and has the direct epilogue write it column-major: Tf32Args::d_col_major); B may be either:
+// and has the epilogue write it column-major: Tf32Args::d_col_major); B may be either:
 // N-major (B row-major, the ladder's case) or K-major (B_KMAJOR), which only changes where the
 // fragments are read from.
 //
@@ -83,7 +83,8 @@ struct Tf32Args {
   long long ldd, ldc, stride_d, stride_c;
   epi::Params epi;       // alpha, beta, bias, activation
   int group_m;           // tile rows per raster group
-  int tma_store;         // D's rows and items are 16-byte aligned: the TMA epilogue may be used (beta == 0)
+  int tma_store;         // D's rows (columns where d_col_major) and items are 16-byte aligned: the TMA
+                         // epilogue may be used (beta == 0); tm_c maps them
   StreamK sk;            // the stream-K tail (sk.tail.units == 0: whole tiles only)
   int k_split;           // split-K: k-tiles per batch item, as in HopperArgs::k_split (0: none)
 };
@@ -219,10 +220,18 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   // Where D(m = 8j + 2t + e, n of half h) goes in a pass's two boxes, for j % 8 = 0. Addresses kept
   // as these four offsets plus compile-time constants (here and for the fragments above) cut the
   // kernel's instructions and made it faster (docs/kernels/tensor-ladder.md, 8.3).
+  //   Row-major D: box b holds the pass's 64 rows m by the columns n 32b to 32b + 31, so n picks
+  //   the box and the column, m the row (its swizzle depends on 2t + e only; j adds 8 rows).
+  //   Column-major D (d_col_major, the transposed problem of TT and of a column-major D, whose B is
+  //   always N-major): box b holds the warpgroup's 64 columns n as rows by the pass's m 32b to
+  //   32b + 31, so m picks the box and the 16-byte chunk, n the row. The chunk of m = 8j + 2t + e
+  //   is 2 (j % 4) + t / 2, XORed with n % 8: the offset of j % 4 = 0 XORed with (j % 4) << 5.
+  const bool col_major_store = !B_KMAJOR && args.d_col_major != 0;
   std::uint32_t epi_off[2][2];
   for (int h = 0; h < 2; ++h)
     for (int e = 0; e < 2; ++e)
-      epi_off[h][e] = (frag_box[h] - 2 * ci) * kStoreBoxBytes + swizzle128_f32(2 * t + e, frag_col[h]);
+      epi_off[h][e] = col_major_store ? swizzle128_f32(tf32_fragment_col<B_KMAJOR>(warp, h, g), 2 * t + e)
+                                      : (frag_box[h] - 2 * ci) * kStoreBoxBytes + swizzle128_f32(2 * t + e, frag_col[h]);
   typename Cfg::Ring ring(epi + ci * Cfg::Ring::kBytes, 1 + ci, leader);
   float d[Cfg::kAccum];
   std::uint32_t frag[2][4][4];  // two sets of B^T fragments: this k-tile and the next
@@ -286,12 +295,14 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
       // per tile (epi::with_activation_form), and a per-column bias's two values of the thread (its
       // columns n for h = 0, 1) once per tile: a bias load and an activation switch per value had
       // made the fused epilogue costly (docs/kernels/tensor-ladder.md, 7.10).
-      auto passes = [&](auto&& fin) {
+      // kCol: D column-major (epi_off above); tm_c then maps D's columns as its rows.
+      auto passes = [&](auto col_major, auto&& fin) {
+        constexpr bool kCol = decltype(col_major)::value;
 #pragma unroll
         for (int pass = 0; pass < Cfg::EPI_PASSES; ++pass) {
           unsigned char* cs = ring.begin_pass(pass);
           const std::uint32_t cs_addr = dev::smem_addr(cs);
-          // Row r = 8 jj + 2t + e of the pass: the swizzle depends on r % 8 = 2t + e only.
+          // m = 8 jj + 2t + e of the pass.
 #pragma unroll
           for (int jj = 0; jj < 8; ++jj)
 #pragma unroll
@@ -300,17 +311,26 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
               for (int e = 0; e < 2; ++e) {
                 const int i = 4 * (pass * 8 + jj) + 2 * h + e;
                 const int m = row0 + pass * 64 + 8 * jj + 2 * t + e;
-                st_shared(cs_addr + epi_off[h][e] + jj * 8 * 128, fin(scal.alpha * d[i], m, h));
+                const std::uint32_t at = kCol ? (jj / 4) * kStoreBoxBytes + (epi_off[h][e] ^ std::uint32_t((jj % 4) << 5))
+                                              : epi_off[h][e] + jj * 8 * 128;
+                st_shared(cs_addr + at, fin(scal.alpha * d[i], m, h));
               }
           ring.end_pass(cs, [&](unsigned char* box, int b) {
-            tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
+            if constexpr (kCol) tma_store_3d(&tm_c, box, row0 + pass * 64 + 32 * b, col0, item);
+            else tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
           });
         }
+      };
+      // Only an N-major B's kernels store column-major D (no code for it where it cannot occur).
+      auto store_tile = [&](auto&& fin) {
+        if constexpr (!B_KMAJOR)
+          if (col_major_store) return passes(std::true_type{}, fin);
+        passes(std::false_type{}, fin);
       };
       // (In pairs of 256-row tiles with a K-major B the form's pass made ptxas spill 8 bytes: those
       // keep the bias load and the activation's switch per value.)
       if constexpr (FUSED && CLUSTER == 2 && B_KMAJOR && BM == 256) {
-        passes([&](float v, int m, int h) {
+        store_tile([&](float v, int m, int h) {
           const int n = col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g);
           return epi::activate(v + epi::bias_at<float>(args.epi, item, min(m, args.M - 1), min(n, args.N - 1)), args.epi.act);
         });
@@ -320,13 +340,13 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
         for (int h = 0; h < 2; ++h)
           col_bias[h] = per_col ? epi::bias_at<float>(args.epi, item, 0, min(col0 + tf32_fragment_col<B_KMAJOR>(warp, h, g), args.N - 1)) : 0.0f;
         epi::with_activation_form(args.epi.act, [&](auto exp_form, const epi::ActForm& form) {
-          passes([&](float v, int m, int h) {
+          store_tile([&](float v, int m, int h) {
             const float bias = per_col ? col_bias[h] : epi::bias_at<float>(args.epi, item, min(m, args.M - 1), 0);
             return epi::activate_form<decltype(exp_form)::value>(v + bias, form);
           });
         });
       } else {
-        passes([](float v, int, int) { return v; });
+        store_tile([](float v, int, int) { return v; });
       }
     } else if (args.d_col_major == 2) {
       // D (and C) column-major with 8-byte aligned pairs: a thread's m and m + 1 (e = 0, 1) are
