@@ -1482,3 +1482,25 @@ TEST(DispatchSm90, DecodeStepsPastTheSkinnyKernelTakeWideTiles) {
   EXPECT_EQ(rows32.tile_n, 64);
   EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 16, 4096, 4096), dev, std::size_t(1) << 26, false).splits, 2);
 }
+
+// TF32 TT (an M-major A, a K-major B) runs the transposed problem only where that copies nothing:
+// with A's rows off 16 bytes (m = 5787) A is copied either way, and the direct problem copies it in
+// blocks of D when its 71 MB do not fit the 64 MiB workspace; the transposed one, launched whole,
+// would have been refused and the FP32 kernel taken the call.
+TEST(DispatchModel, Tf32TransposedProblemOnlyWhereItCopiesNothing) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  const std::size_t ws = std::size_t(64) << 20;
+  for (const std::int64_t m : {5788, 5787}) {
+    Problem p = problem(DataType::f32, DataType::f32, m, 3072, 3072);
+    p.tf32 = true;
+    p.a = {p.a.ptr, m, 0, false};     // A stored K x M
+    p.b = {p.b.ptr, 3072, 0, true};   // B stored N x K
+    const Choice c = choose(ctx, p, ws);
+    ASSERT_EQ(c.family, Family::sm90_tf32) << describe(c, p).kernel << ": " << describe(c, p).reason;
+    EXPECT_EQ(tf32_swaps(p, c.tf32), m == 5788) << m;
+    EXPECT_LE(c.workspace_bytes, ws);
+    EXPECT_NE(describe(c, p).config.find(m == 5788 ? "swap_ab=d_col_major" : "copy_a=k_major"), std::string::npos)
+        << describe(c, p).config;
+  }
+}

@@ -111,9 +111,12 @@ Operand copy_b(const Problem& p, unsigned char* at, cudaStream_t s) { return lau
 // stores D's columns through the TMA where D allows it (tma_layout_ok), else from registers, which
 // a few waves of tiles do not hide: with fewer than kMinSwapTiles tiles the copy measured faster
 // (docs/api.md, "Performance").
-// Not with split-K (its second pass writes row-major), nor where B^T would need a copy of its own,
-// nor for batch-invariant calls: the choice depends on m, and a row of D computed as a column of
-// D^T (an operand's place in wgmma swapped) is not promised to round as it would the other way.
+// Not with split-K (its second pass writes row-major), nor where either operand of the transposed
+// problem would need a copy (an A whose rows are off 16 bytes is copied either way, and the direct
+// problem copies it in blocks of D where the workspace holds only part of it, where the transposed
+// problem, launched whole, was refused and the FP32 kernel took the call; docs/api.md), nor for
+// batch-invariant calls: the choice depends on m, and a row of D computed as a column of D^T
+// (an operand's place in wgmma swapped) is not promised to round as it would the other way.
 constexpr std::int64_t kMinSwapTiles = 256;
 Problem swapped(const Problem& p) {
   Problem q = p;
@@ -127,7 +130,7 @@ Problem swapped(const Problem& p) {
 bool swaps(const Problem& p, const Tf32Config& c) {
   return !p.a.k_major && p.b.k_major && c.splits <= 1 && !p.grouped() &&
          p.determinism != Determinism::batch_invariant && cdiv(p.n, c.tile_m) * cdiv(p.m, kBN) * p.batch >= kMinSwapTiles &&
-         !a_needs_copy(swapped(p));
+         copies_bytes(swapped(p)) == 0;
 }
 
 // Split-K (Tf32Config::splits, split_k.hpp): not with the sliced copy of an M-major A.
@@ -173,14 +176,7 @@ void prepare_tf32(DeviceState& state) {
 std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                        std::size_t workspace_bytes) {
   if (p.ab != DataType::f32 || !p.tf32) return std::string("takes f32 operands when TF32 is allowed (Compute::tf32)");
-  if (swaps(p, c)) {
-    // The transposed problem is launched whole (launch_tf32), so its copy of B must fit.
-    if (copies_bytes(swapped(p)) > workspace_bytes)
-      return fmt::format("A is M-major and B K-major: the transposed problem's copy of A in 128-byte rows needs {} "
-                         "bytes of workspace; {} are available",
-                         copies_bytes(swapped(p)), workspace_bytes);
-    return tf32_reject(swapped(p), c, state, workspace_bytes);
-  }
+  if (swaps(p, c)) return tf32_reject(swapped(p), c, state, workspace_bytes);  // which copies nothing
   if (entries().empty()) return std::string("gemmlab was built without sm_90a kernels");
   if (state.cc != 90) return fmt::format("needs an sm_90 GPU (wgmma, TMA); this one is sm_{}", state.cc);
   if (p.grouped()) return std::string("grouped GEMM is not compiled for TF32");
