@@ -31,7 +31,8 @@ void append_csv_row(const std::string& path, const nlohmann::json& flat);  // wr
 nlohmann::json read_results_file(const std::string& path);  // .json or .csv; throws Error
 
 std::string iso_date_now();
-// The commit of the last CMake configure (GEMMLAB_COMMIT or git's HEAD; generated commit.cpp).
+// The commit of the build (GEMMLAB_COMMIT, else git's HEAD with "+dirty" for uncommitted changes;
+// generated commit.cpp, cmake/commit.cmake).
 const char* build_commit();
 std::string git_commit();
 
