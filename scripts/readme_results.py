@@ -28,6 +28,11 @@ ROWS = [
 ]
 
 
+def short_commit(commit):
+    """The commit as 7 hex digits, keeping the build's "+dirty" (uncommitted changes)."""
+    return commit[:7] + ("+dirty" if commit.endswith("+dirty") else "")
+
+
 def load(path):
     data = json.loads(path.read_text())
     return data["context"], {(r["suite"], r["case"]): r for r in data["results"]}
@@ -37,7 +42,7 @@ def table(root, rel):
     ctx, by_case = load(root / rel)
     lines = [
         f"{ctx['device']}, max SM clock {ctx['max_sm_clock_mhz']} MHz, cuBLAS {ctx['cublas']}, gemmlab "
-        f"{ctx['gemmlab_commit'][:7]}, {ctx['date'][:10]} (`{rel}`): medians of 30 runs alternating with the "
+        f"{short_commit(ctx['gemmlab_commit'])}, {ctx['date'][:10]} (`{rel}`): medians of 30 runs alternating with the "
         "anchor, both checked against float64.",
         "",
         "| case | gemmlab ms | anchor | anchor ms | gemmlab speed / anchor |",
@@ -67,7 +72,7 @@ def chart(root, rel):
     ax.set_yticks(range(len(cases)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("gemmlab speed, % of the anchor (cuBLAS / cuBLASLt), same run")
-    ax.set_title(f"gemmlab bench on {ctx['device']} ({ctx['gemmlab_commit'][:7]})", fontsize=10)
+    ax.set_title(f"gemmlab bench on {ctx['device']} ({short_commit(ctx['gemmlab_commit'])})", fontsize=10)
     for i, s in enumerate(shares):
         ax.text(s + 1, i, f"{s:.0f}%", va="center", fontsize=7)
     fig.tight_layout()

@@ -66,7 +66,8 @@ def inputs_section(doc, sources):
         c = s.context or {}
         date = str(c.get("date", "-"))[:16].replace("T", " ")
         rows.append([s.name, s.what(), s.device, date if s.context else "- (CSV: no context)",
-                     str(c.get("gemmlab_commit", "-"))[:12], c.get("cuda_runtime", "-"), c.get("driver", "-"),
+                     # 12 hex digits, then "+dirty" for a build with uncommitted changes
+                     str(c.get("gemmlab_commit", "-"))[:18], c.get("cuda_runtime", "-"), c.get("driver", "-"),
                      c.get("cublas", "-")])
     doc.table(["file", "holds", "device", "date", "gemmlab commit", "CUDA runtime", "driver", "cuBLAS"], rows)
     for s in sources:
