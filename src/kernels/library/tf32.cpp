@@ -144,8 +144,11 @@ std::int64_t unit_count(const Problem& p, const Tf32Config& c) {
   return cdiv(p.m, c.tile_m) * cdiv(cdiv(p.n, kBN), c.cluster) * p.batch;
 }
 
-Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes) {
+// d_col_major: D is written column-major (the transposed problem), as n rows of m, ldd apart.
+Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes,
+                   bool d_col_major = false) {
   Tf32Plan plan;
+  plan.d_col_major = d_col_major;
   const std::int64_t units = unit_count(p, c);
   const std::int64_t resident = resident_units(c, state);
   plan.grid_ctas = std::max<std::int64_t>(1, std::min(units, resident)) * c.cluster;
@@ -156,7 +159,7 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
     const std::size_t bytes = align256(tc::stream_k_workspace(g.tail.units, ctas, c.tile_m, kBN));
     if (g.tail.units > 0 && copy + bytes <= workspace_bytes && 2 * ctas <= kFlagCount) plan.tail = g.tail, plan.grid_ctas = ctas;
   }
-  plan.tma_store = tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d);
+  plan.tma_store = tc::tma_layout_ok(p.d, 4, d_col_major ? p.n : p.m, p.ldd, p.batch, p.stride_d);
   return plan;
 }
 
@@ -253,10 +256,7 @@ void launch_split(const Problem& p, const Tf32Config& c, const LaunchEnv& env) {
 
 // The copies of A and B the problem needs, then one launch (with its stream-K tail) over them.
 void launch_whole(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const Tf32Entry& e, bool d_col_major) {
-  Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes);
-  plan.d_col_major = d_col_major;
-  // A column-major D is stored as n rows of m, ldd apart.
-  if (d_col_major) plan.tma_store = tc::tma_layout_ok(p.d, 4, p.n, p.ldd, p.batch, p.stride_d);
+  Tf32Plan plan = make_plan(p, c, *env.device, env.scratch.bytes, d_col_major);
   // The workspace: B's copy, A's copy, then the stream-K tail's partial sums.
   Problem q = p;
   q.b = copy_b(p, env.scratch.data, env.stream);

@@ -28,14 +28,11 @@ void launch(const Problem& p, const Tf32Config& c, const LaunchEnv& env, const T
                                                            K::B_BOX_COLS, K::BK, tc::Swizzle::b128)
                                   : tc::make_tensor_map_3d(p.b.ptr, DType::f32, p.k, p.n, p.b.ld, b_depth, p.b.stride,
                                                            K::BK, K::B_BOX_COLS, tc::Swizzle::b128);
-  // D's boxes: 64 rows by 32 columns of D, or of D's transpose where D is column-major (its columns
-  // are then the map's rows).
-  const CUtensorMap md = !plan.tma_store ? ma  // not used by the kernel
-                         : plan.d_col_major
-                             ? tc::make_tensor_map_3d(p.d, DType::f32, p.n, p.m, p.ldd, p.batch, p.stride_d, 64, 32,
-                                                      tc::Swizzle::b128)
-                             : tc::make_tensor_map_3d(p.d, DType::f32, p.m, p.n, p.ldd, p.batch, p.stride_d, 64, 32,
-                                                      tc::Swizzle::b128);
+  // D's boxes: 64 rows by 32 columns of D as stored, its columns the map's rows where it is column-major.
+  const std::int64_t d_rows = plan.d_col_major ? p.n : p.m, d_cols = plan.d_col_major ? p.m : p.n;
+  const CUtensorMap md = plan.tma_store ? tc::make_tensor_map_3d(p.d, DType::f32, d_rows, d_cols, p.ldd, p.batch,
+                                                                 p.stride_d, 64, 32, tc::Swizzle::b128)
+                                        : ma;  // not used by the kernel
   tc::sm90::Tf32Args args{};
   args.M = int(p.m), args.N = int(p.n), args.K = int(p.k);
   args.batch = int(p.batch);
