@@ -797,6 +797,44 @@ TEST_P(ApiTyped, Tf32TransposedProblemMatchesTheReference) {
   EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
 }
 
+// The 16-bit Hopper kernel's staged epilogue (sm90_store_ring.cuh, copy_box_out): a D whose rows
+// are not 16-byte multiples, so that the TMA cannot store it, with beta 0 is written through the
+// same shared-memory boxes and copied out by the threads. Every configuration dispatch may choose
+// (each tile with and without a stream-K tail, split-K), plain and fused, single outputs (odd ld)
+// and aligned pairs (even ld), partial tiles at both edges, a batch with gaps, the padding
+// poisoned (check_output fails on a write to it). The grouped tests cover a group's last rows.
+TEST_P(ApiTyped, StagedStoresOfUnalignedDMatchTheReference) {
+  if (base().ab == DataType::f32) GTEST_SKIP() << "the 16-bit Hopper kernel's epilogue";
+  if (ctx().impl().device.cc != 90) GTEST_SKIP() << "needs an sm_90 GPU";
+  int ran = 0;
+  for (const auto& [n, d_pad, fused] : {std::tuple{1001, 0, false}, std::tuple{998, 0, true}, std::tuple{998, 3, false},
+                                        std::tuple{1001, 2, true}}) {
+    GemmCase gc = sized(base(), {1037, n, 23});
+    gc.d_pad = d_pad, gc.alpha = 0.75;
+    if (fused) gc.bias = n % 2 ? BiasKind::per_row : BiasKind::per_column, gc.act = Activation::gelu_tanh;
+    if (d_pad == 3) gc.batch = 2, gc.gap = 5;
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(fmt::format("{} (seed {})", gc.name(), seed));
+    const GemmSetup st = make_setup(gc, seed, stream());
+    const Reference ref = apiref::reference(st.g, gc.alpha, gc.beta, stream());
+    const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
+    const detail::Problem p = detail::normalize(st.g);
+    const detail::LaunchEnv env = launch_env(ctx(), stream());
+    for (const detail::Sm90Config& config : detail::sm90_configs()) {
+      detail::Choice c;
+      c.family = detail::Family::sm90;
+      c.sm90 = config;
+      if (detail::sm90_reject(p, c.sm90, ctx().impl().device, env.scratch.bytes)) continue;  // not compiled so
+      st.d.poison(stream());
+      detail::execute(c, p, env);
+      const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
+      EXPECT_TRUE(chk.passed()) << detail::describe(c, p).config << ": " << chk.summary();
+      ++ran;
+    }
+  }
+  EXPECT_GE(ran, 24) << "too few tile configurations took the unaligned D";
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, ApiTyped, ::testing::ValuesIn(type_combos()), type_name);
 
 // ---- Refused calls -----------------------------------------------------------------------------

@@ -473,6 +473,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tma_store_3d(&tm_c, b, col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS, row0 + (bx / kBoxesPerBlock) * 64, z);
     });
   };
+  // The same box where the TMA cannot address D (the staged epilogue): written into the ring's slot
+  // as above, then copied out by the warpgroup (copy_box_out), rows masked at row_end, columns at N.
+  auto store_box_staged = [&](int bx, int row0, int col0, OutT* D, int row_end, const Pair (&pairs)[kPairsPerBox]) {
+    unsigned char* box = ring.begin_pass(bx);
+    const std::uint32_t box_addr = dev::smem_addr(box);
+    const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
+#pragma unroll
+    for (int p = 0; p < kPairsPerBox; ++p) {
+      const int row = r + 8 * (p % 2), byte = (p / 2) * 8 * int(sizeof(OutT)) + lane_byte;
+      const std::uint32_t addr = box_addr + (Cfg::BOX_ROW_BYTES == 128 ? swizzle128(row, byte) : swizzle64(row, byte));
+      if constexpr (sizeof(OutT) == 4) st_shared(addr, pairs[p].x, pairs[p].y);
+      else st_shared(addr, pairs[p]);
+    }
+    ring.end_pass_local();
+    const int box_row = row0 + (bx / kBoxesPerBlock) * 64, box_col = col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS;
+    if (args.pair_stores)
+      copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 2>(box_addr, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
+    else
+      copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 1>(box_addr, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
+  };
   // The deferred boxes of the last tile: held[b] is box EPI_BOXES - DEFER_BOXES + b of the tile at
   // (held_row0, held_col0) of batch item held_z, waiting to be stored while held_pending.
   constexpr int kDefer = Cfg::DEFER_BOXES > 0 ? Cfg::DEFER_BOXES : 1;
@@ -608,6 +628,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       if (args.epi.bias_kind != epi::kNoBias) stage_bias(t);
     }
     const bool tma = Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows;
+    // Where the TMA cannot store this warpgroup's rows (D's rows off 16 bytes, or a grouped tile's
+    // rows past its group) and beta is 0, the same boxes are copied out by the threads (staged).
+    const bool staged = Cfg::kTmaEpilogue && scal.beta == 0.0f && !tma;
     // Direct stores' D and C (any beta, any alignment, rows masked at the item's end).
     OutT* const D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
     const OutT* const C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
@@ -642,7 +665,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       fuse_in_place(alpha);
     }
-    if (tma) {
+    if (tma || staged) {
       if constexpr (Cfg::kFused && !kFuseFirst) {
         fuse_in_place(scal.alpha);
       } else if constexpr (!Cfg::kFused) {
@@ -650,6 +673,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
         }
+      }
+      if (staged) {  // every box now: the threads' copies cannot be left to run behind the next main loop
+#pragma unroll
+        for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {
+          Pair pairs[kPairsPerBox];
+#pragma unroll
+          for (int p = 0; p < kPairsPerBox; ++p) pairs[p] = box_pair(bx, p);
+          store_box_staged(bx, row0, col0, D, row_end, pairs);
+        }
+        return;
       }
       // The first boxes now, through the ring (the tensor cores wait meanwhile); the last
       // DEFER_BOXES into registers, for the next tile's main loop (or the end of the kernel).

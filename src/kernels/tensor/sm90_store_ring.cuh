@@ -74,6 +74,11 @@ class StoreRing {
     }
   }
 
+  // For a pass the warpgroup copies out itself (copy_box_out) instead of the TMA: after every thread
+  // has written it, the writes are visible to all 128 threads. (The next begin_pass's barrier keeps
+  // the pass from being overwritten before every thread has read it.)
+  __device__ void end_pass_local() const { named_barrier(barrier_, 128); }
+
   // Before the CTA exits: every store has completed (shared memory is released at exit).
   __device__ void drain() const {
     if (leader_) tma_store_wait_all();
@@ -84,5 +89,50 @@ class StoreRing {
   int barrier_;
   bool leader_;
 };
+
+// The staged epilogue, for a D the TMA cannot address (rows or batch items not 16-byte multiples:
+// an odd N, a sub-matrix view): a box written as for the TMA store (64 rows x COLS outputs, rows of
+// ROW_BYTES in the 128- or 64-byte swizzle at shared address `box`) is copied to D by the
+// warpgroup's 128 threads, consecutive threads on consecutive outputs of a row, so that a store
+// instruction writes whole sectors. From the accumulators' own layout a warp's store writes 8 rows
+// 8 to 16 bytes each (partial sectors): on memory-bound shapes (K = 23) that ran several times
+// slower than D's bytes at DRAM speed. V adjacent outputs per access (2 where pairs are aligned:
+// HopperArgs::pair_stores); rows at or past row_end and columns at or past n_end are left alone.
+template <class OutT, int COLS, int ROW_BYTES, int V>
+__device__ __forceinline__ void copy_box_out(std::uint32_t box, OutT* d, long long ldd, int row_base, int col_base,
+                                             int row_end, int n_end, int wg_thread) {
+  static_assert(sizeof(OutT) == 2 || sizeof(OutT) == 4, "16- or 32-bit D");
+  static_assert(V == 1 || V == 2, "one output or an aligned pair per access");
+  constexpr int kAccesses = COLS / V;  // per row
+  static_assert((64 * kAccesses) % 128 == 0, "the warpgroup's threads divide the box");
+#pragma unroll 4
+  for (int i = wg_thread; i < 64 * kAccesses; i += 128) {
+    const int r = i / kAccesses, c = (i % kAccesses) * V;
+    const int row = row_base + r, col = col_base + c;
+    if (row >= row_end || col >= n_end) continue;
+    const int byte = c * int(sizeof(OutT));
+    const std::uint32_t at = box + std::uint32_t(ROW_BYTES == 128 ? swizzle128(r, byte) : swizzle64(r, byte));
+    OutT* out = d + std::size_t(row) * std::size_t(ldd) + col;
+    if constexpr (V == 1 && sizeof(OutT) == 2) {
+      unsigned short v;
+      asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(at));
+      *reinterpret_cast<unsigned short*>(out) = v;
+    } else if constexpr (V == 1) {
+      std::uint32_t v;
+      asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(at));
+      *reinterpret_cast<std::uint32_t*>(out) = v;
+    } else if constexpr (sizeof(OutT) == 2) {
+      std::uint32_t v;
+      asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(at));
+      if (col + 1 < n_end) *reinterpret_cast<std::uint32_t*>(out) = v;
+      else *reinterpret_cast<unsigned short*>(out) = static_cast<unsigned short>(v & 0xffffu);
+    } else {
+      std::uint32_t v0, v1;
+      asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v0), "=r"(v1) : "r"(at));
+      if (col + 1 < n_end) *reinterpret_cast<uint2*>(out) = make_uint2(v0, v1);
+      else *reinterpret_cast<std::uint32_t*>(out) = v0;
+    }
+  }
+}
 
 }  // namespace gemmlab::tc::sm90
