@@ -797,15 +797,17 @@ TEST_P(ApiTyped, Tf32TransposedProblemMatchesTheReference) {
   EXPECT_CASE_OK(run_case(ctx(), gc, stream()));
 }
 
-// The 16-bit Hopper kernel's staged epilogue (sm90_store_ring.cuh, copy_box_out): a D whose rows
-// are not 16-byte multiples, so that the TMA cannot store it, with beta 0 is written through the
-// same shared-memory boxes and copied out by the threads. Every configuration dispatch may choose
-// (each tile with and without a stream-K tail, split-K), plain and fused, single outputs (odd ld)
-// and aligned pairs (even ld), partial tiles at both edges, a batch with gaps, the padding
-// poisoned (check_output fails on a write to it). The grouped tests cover a group's last rows.
+// The Hopper kernels' staged epilogue (sm90_store_ring.cuh, copy_box_out): a D whose rows are
+// not 16-byte multiples, so that the TMA cannot store it, with beta 0 is written through the same
+// shared-memory boxes and copied out by the threads. Every configuration dispatch may choose of
+// the 16-bit kernel and of the TF32 one (each tile with and without a stream-K tail, split-K),
+// plain and fused, single outputs (odd ld) and aligned pairs (even ld), partial tiles at both
+// edges, a batch with gaps, the padding poisoned (check_output fails on a write to it). The
+// grouped tests cover a group's last rows; Tf32TransposedProblem the TF32 column-major form.
 TEST_P(ApiTyped, StagedStoresOfUnalignedDMatchTheReference) {
-  if (base().ab == DataType::f32) GTEST_SKIP() << "the 16-bit Hopper kernel's epilogue";
+  if (base().ab == DataType::f32 && base().compute != Compute::tf32) GTEST_SKIP() << "the tensor-core kernels";
   if (ctx().impl().device.cc != 90) GTEST_SKIP() << "needs an sm_90 GPU";
+  const bool tf32 = base().compute == Compute::tf32;
   int ran = 0;
   for (const auto& [n, d_pad, fused] : {std::tuple{1001, 0, false}, std::tuple{998, 0, true}, std::tuple{998, 3, false},
                                         std::tuple{1001, 2, true}}) {
@@ -820,11 +822,21 @@ TEST_P(ApiTyped, StagedStoresOfUnalignedDMatchTheReference) {
     const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
     const detail::Problem p = detail::normalize(st.g);
     const detail::LaunchEnv env = launch_env(ctx(), stream());
-    for (const detail::Sm90Config& config : detail::sm90_configs()) {
-      detail::Choice c;
-      c.family = detail::Family::sm90;
-      c.sm90 = config;
-      if (detail::sm90_reject(p, c.sm90, ctx().impl().device, env.scratch.bytes)) continue;  // not compiled so
+    std::vector<detail::Choice> choices;
+    if (tf32) {
+      for (const detail::Tf32Config& config : detail::tf32_configs()) {
+        detail::Choice c;
+        c.family = detail::Family::sm90_tf32, c.tf32 = config;
+        if (!detail::tf32_reject(p, c.tf32, ctx().impl().device, env.scratch.bytes)) choices.push_back(c);
+      }
+    } else {
+      for (const detail::Sm90Config& config : detail::sm90_configs()) {
+        detail::Choice c;
+        c.family = detail::Family::sm90, c.sm90 = config;
+        if (!detail::sm90_reject(p, c.sm90, ctx().impl().device, env.scratch.bytes)) choices.push_back(c);
+      }
+    }
+    for (const detail::Choice& c : choices) {
       st.d.poison(stream());
       detail::execute(c, p, env);
       const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
@@ -832,7 +844,7 @@ TEST_P(ApiTyped, StagedStoresOfUnalignedDMatchTheReference) {
       ++ran;
     }
   }
-  EXPECT_GE(ran, 24) << "too few tile configurations took the unaligned D";
+  EXPECT_GE(ran, tf32 ? 12 : 24) << "too few configurations took the unaligned D";
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, ApiTyped, ::testing::ValuesIn(type_combos()), type_name);

@@ -143,6 +143,11 @@ struct HopperConfig {
   static constexpr int DEFER_MAX = (BN <= 128 && BM != 256) ? 0 : ((BM == 256 || kCluster > 1) && sizeof(OutT) == 4) ? 3 : 4;
   static constexpr int DEFER_BOXES = S.tma_epilogue ? (EPI_BOXES < DEFER_MAX ? EPI_BOXES : DEFER_MAX) : 0;
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
+  // The staged epilogue (a D the TMA cannot address, through the ring: copy_box_out) in every
+  // kernel with the ring but the dense fused ones of 128 accumulators a thread (128 x 256 tiles):
+  // there the copy's loop beside the accumulators and the bias made ptxas spill (44 to 56 bytes),
+  // and they keep the direct stores.
+  static constexpr bool kStagedEpilogue = S.tma_epilogue && !(S.fused && !S.grouped && kAccum == 128);
   // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
   static constexpr int BIAS_FLOATS = S.fused ? (BM > BN ? BM : BN) : 0;
   static constexpr int EPI_BYTES = RING_BYTES + 4 * BIAS_FLOATS;
@@ -473,25 +478,37 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tma_store_3d(&tm_c, b, col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS, row0 + (bx / kBoxesPerBlock) * 64, z);
     });
   };
-  // The same box where the TMA cannot address D (the staged epilogue): written into the ring's slot
-  // as above, then copied out by the warpgroup (copy_box_out), rows masked at row_end, columns at N.
-  auto store_box_staged = [&](int bx, int row0, int col0, OutT* D, int row_end, const Pair (&pairs)[kPairsPerBox]) {
-    unsigned char* box = ring.begin_pass(bx);
-    const std::uint32_t box_addr = dev::smem_addr(box);
+  // The staged epilogue, where the TMA cannot address D: boxes bx0 .. bx0 + kRingBoxes - 1 of the
+  // tile written into the whole ring as store_box writes one, then copied out by the warpgroup
+  // (copy_box_out), rows masked at row_end, columns at N. As many boxes at once as the ring holds,
+  // so that fewer accumulators wait in registers beside the copy's loop.
+  constexpr int kRingBoxes = Cfg::Ring::kBytes / kStoreBoxBytes;
+  auto store_boxes_staged = [&](int bx0, int row0, int col0, OutT* D, int row_end) {
+    unsigned char* ring_base = ring.begin_ring();
+    const std::uint32_t base_addr = dev::smem_addr(ring_base);
     const int r = warp * 16 + lane / 4, lane_byte = 2 * (lane % 4) * int(sizeof(OutT));
 #pragma unroll
-    for (int p = 0; p < kPairsPerBox; ++p) {
-      const int row = r + 8 * (p % 2), byte = (p / 2) * 8 * int(sizeof(OutT)) + lane_byte;
-      const std::uint32_t addr = box_addr + (Cfg::BOX_ROW_BYTES == 128 ? swizzle128(row, byte) : swizzle64(row, byte));
-      if constexpr (sizeof(OutT) == 4) st_shared(addr, pairs[p].x, pairs[p].y);
-      else st_shared(addr, pairs[p]);
-    }
+    for (int b = 0; b < kRingBoxes; ++b)
+#pragma unroll
+      for (int p = 0; p < kPairsPerBox; ++p) {
+        const Pair pair = box_pair(bx0 + b, p);
+        const int row = r + 8 * (p % 2), byte = (p / 2) * 8 * int(sizeof(OutT)) + lane_byte;
+        const std::uint32_t addr = base_addr + std::uint32_t(b * kStoreBoxBytes) +
+                                   (Cfg::BOX_ROW_BYTES == 128 ? swizzle128(row, byte) : swizzle64(row, byte));
+        if constexpr (sizeof(OutT) == 4) st_shared(addr, pair.x, pair.y);
+        else st_shared(addr, pair);
+      }
     ring.end_pass_local();
-    const int box_row = row0 + (bx / kBoxesPerBlock) * 64, box_col = col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS;
-    if (args.pair_stores)
-      copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 2>(box_addr, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
-    else
-      copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 1>(box_addr, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
+#pragma unroll
+    for (int b = 0; b < kRingBoxes; ++b) {
+      const int bx = bx0 + b;
+      const int box_row = row0 + (bx / kBoxesPerBlock) * 64, box_col = col0 + (bx % kBoxesPerBlock) * Cfg::BOX_COLS;
+      const std::uint32_t box = base_addr + std::uint32_t(b * kStoreBoxBytes);
+      if (args.pair_stores)
+        copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 2>(box, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
+      else
+        copy_box_out<OutT, Cfg::BOX_COLS, Cfg::BOX_ROW_BYTES, 1>(box, D, args.ldd, box_row, box_col, row_end, args.N, ctid);
+    }
   };
   // The deferred boxes of the last tile: held[b] is box EPI_BOXES - DEFER_BOXES + b of the tile at
   // (held_row0, held_col0) of batch item held_z, waiting to be stored while held_pending.
@@ -630,7 +647,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const bool tma = Cfg::kTmaEpilogue && scal.beta == 0.0f && args.tma_store && whole_rows;
     // Where the TMA cannot store this warpgroup's rows (D's rows off 16 bytes, or a grouped tile's
     // rows past its group) and beta is 0, the same boxes are copied out by the threads (staged).
-    const bool staged = Cfg::kTmaEpilogue && scal.beta == 0.0f && !tma;
+    const bool staged = Cfg::kStagedEpilogue && scal.beta == 0.0f && !tma;
     // Direct stores' D and C (any beta, any alignment, rows masked at the item's end).
     OutT* const D = static_cast<OutT*>(args.D) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_d);
     const OutT* const C = static_cast<const OutT*>(args.C) + (Cfg::kGrouped ? 0 : std::size_t(t.item) * args.stride_c);
@@ -674,15 +691,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           for (int i = 0; i < Cfg::kAccum; ++i) d[i] *= scal.alpha;
         }
       }
-      if (staged) {  // every box now: the threads' copies cannot be left to run behind the next main loop
+      if constexpr (Cfg::kStagedEpilogue) {
+        if (staged) {  // every box now: the threads' copies cannot be left to run behind the next main loop
+          static_assert(Cfg::EPI_BOXES % kRingBoxes == 0, "the ring divides the tile");
 #pragma unroll
-        for (int bx = 0; bx < Cfg::EPI_BOXES; ++bx) {
-          Pair pairs[kPairsPerBox];
-#pragma unroll
-          for (int p = 0; p < kPairsPerBox; ++p) pairs[p] = box_pair(bx, p);
-          store_box_staged(bx, row0, col0, D, row_end, pairs);
+          for (int bx = 0; bx < Cfg::EPI_BOXES; bx += kRingBoxes) store_boxes_staged(bx, row0, col0, D, row_end);
+          return;
         }
-        return;
       }
       // The first boxes now, through the ring (the tensor cores wait meanwhile); the last
       // DEFER_BOXES into registers, for the next tile's main loop (or the end of the kernel).

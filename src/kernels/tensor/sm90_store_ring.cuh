@@ -74,9 +74,15 @@ class StoreRing {
     }
   }
 
-  // For a pass the warpgroup copies out itself (copy_box_out) instead of the TMA: after every thread
-  // has written it, the writes are visible to all 128 threads. (The next begin_pass's barrier keeps
-  // the pass from being overwritten before every thread has read it.)
+  // For boxes the warpgroup copies out itself (copy_box_out) instead of the TMA. begin_ring waits
+  // until every box of the ring is free (no store in flight reads it; the barrier also keeps the
+  // ring from being overwritten before every thread has read the last boxes it copied out) and
+  // returns the first; end_pass_local makes every thread's writes visible to all 128 threads.
+  __device__ unsigned char* begin_ring() {
+    if (leader_) tma_store_wait_read<0>();
+    named_barrier(barrier_, 128);
+    return base_;
+  }
   __device__ void end_pass_local() const { named_barrier(barrier_, 128); }
 
   // Before the CTA exits: every store has completed (shared memory is released at exit).
@@ -105,14 +111,17 @@ __device__ __forceinline__ void copy_box_out(std::uint32_t box, OutT* d, long lo
   static_assert(V == 1 || V == 2, "one output or an aligned pair per access");
   constexpr int kAccesses = COLS / V;  // per row
   static_assert((64 * kAccesses) % 128 == 0, "the warpgroup's threads divide the box");
-#pragma unroll 4
+  OutT* const first = d + std::size_t(row_base) * std::size_t(ldd) + col_base;
+  const int rows = row_end - row_base, cols = n_end - col_base;
+  // Not unrolled, and few values kept: the tile's accumulators not yet stored are live around this
+  // loop, and with more beside them ptxas spilled (128 x 128 and 128 x 256 tiles).
+#pragma unroll 1
   for (int i = wg_thread; i < 64 * kAccesses; i += 128) {
     const int r = i / kAccesses, c = (i % kAccesses) * V;
-    const int row = row_base + r, col = col_base + c;
-    if (row >= row_end || col >= n_end) continue;
-    const int byte = c * int(sizeof(OutT));
-    const std::uint32_t at = box + std::uint32_t(ROW_BYTES == 128 ? swizzle128(r, byte) : swizzle64(r, byte));
-    OutT* out = d + std::size_t(row) * std::size_t(ldd) + col;
+    if (r >= rows || c >= cols) continue;
+    const std::uint32_t at = box + std::uint32_t(ROW_BYTES == 128 ? swizzle128(r, c * int(sizeof(OutT)))
+                                                                  : swizzle64(r, c * int(sizeof(OutT))));
+    OutT* out = first + std::size_t(r) * std::size_t(ldd) + c;
     if constexpr (V == 1 && sizeof(OutT) == 2) {
       unsigned short v;
       asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(at));
@@ -124,12 +133,12 @@ __device__ __forceinline__ void copy_box_out(std::uint32_t box, OutT* d, long lo
     } else if constexpr (sizeof(OutT) == 2) {
       std::uint32_t v;
       asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(at));
-      if (col + 1 < n_end) *reinterpret_cast<std::uint32_t*>(out) = v;
+      if (c + 1 < cols) *reinterpret_cast<std::uint32_t*>(out) = v;
       else *reinterpret_cast<unsigned short*>(out) = static_cast<unsigned short>(v & 0xffffu);
     } else {
       std::uint32_t v0, v1;
       asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n" : "=r"(v0), "=r"(v1) : "r"(at));
-      if (col + 1 < n_end) *reinterpret_cast<uint2*>(out) = make_uint2(v0, v1);
+      if (c + 1 < cols) *reinterpret_cast<uint2*>(out) = make_uint2(v0, v1);
       else *reinterpret_cast<std::uint32_t*>(out) = v0;
     }
   }
