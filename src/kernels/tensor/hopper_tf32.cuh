@@ -290,10 +290,13 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
     // The TMA store clips a partial tile, but its values are all computed: rows and columns past
     // D's edge read the last bias value, since the bias ends at D's edge (compute-sanitizer found
     // the reads past it).
-    // Where the TMA cannot store D (its rows off 16 bytes), the same passes are copied out by the
-    // warpgroup's threads (copy_box_out, sm90_store_ring.cuh): a store instruction then writes 128
-    // bytes of one row, where from the fragments it writes 16- or 32-byte pieces of 4 rows.
-    const bool staged = !args.tma_store && !(B_KMAJOR && args.d_col_major);
+    // Where the TMA cannot store a row-major D (its rows off 16 bytes), the same passes are copied
+    // out by the warpgroup's threads (copy_box_out, sm90_store_ring.cuh): a store instruction then
+    // writes 128 bytes of one row, where from the fragments it writes 16- or 32-byte pieces of 4
+    // rows. Not in the 256-row kernels of an N-major B, where the copy's loop beside their
+    // accumulators and fragments made ptxas spill (16 to 72 bytes, even without the column-major form).
+    constexpr bool kStaged = B_KMAJOR || BM < 256;
+    const bool staged = kStaged && !args.tma_store && args.d_col_major == 0;
     if ((args.tma_store || staged) && scal.beta == 0.0f) {
       // The passes, each value finished by fin(v, m, n). FUSED picks the activation's form once
       // per tile (epi::with_activation_form), and a per-column bias's two values of the thread (its
@@ -319,20 +322,17 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
                                               : epi_off[h][e] + jj * 8 * 128;
                 st_shared(cs_addr + at, fin(scal.alpha * d[i], m, h));
               }
-          if (!staged) {
-            ring.end_pass(cs, [&](unsigned char* box, int b) {
-              if constexpr (kCol) tma_store_3d(&tm_c, box, row0 + pass * 64 + 32 * b, col0, item);
-              else tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item);
-            });
-          } else {
+          if constexpr (kCol) {
+            ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store_3d(&tm_c, box, row0 + pass * 64 + 32 * b, col0, item); });
+          } else if (!kStaged || !staged) {
+            ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item); });
+          } else if constexpr (kStaged) {
             ring.end_pass_local();
             float* D = args.D + std::size_t(item) * args.stride_d;
 #pragma unroll
-            for (int b = 0; b < 2; ++b) {  // a box's rows are D's stored rows: n where kCol, else m
-              const std::uint32_t box = cs_addr + std::uint32_t(b * kStoreBoxBytes);
-              if constexpr (kCol) copy_box_out<float, 32, 128, 1>(box, D, args.ldd, col0, row0 + pass * 64 + 32 * b, args.N, args.M, ctid);
-              else copy_box_out<float, 32, 128, 1>(box, D, args.ldd, row0 + pass * 64, col0 + 32 * b, args.M, args.N, ctid);
-            }
+            for (int b = 0; b < 2; ++b)  // box b: rows m of the pass, columns col0 + 32 b on
+              copy_box_out<float, 32, 128, 1>(cs_addr + std::uint32_t(b * kStoreBoxBytes), D, args.ldd, row0 + pass * 64,
+                                              col0 + 32 * b, args.M, args.N, ctid);
           }
         }
       };
