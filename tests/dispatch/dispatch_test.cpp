@@ -1487,6 +1487,25 @@ TEST(DispatchSm90, DecodeStepsPastTheSkinnyKernelTakeWideTiles) {
 // with A's rows off 16 bytes (m = 5787) A is copied either way, and the direct problem copies it in
 // blocks of D when its 71 MB do not fit the 64 MiB workspace; the transposed one, launched whole,
 // would have been refused and the FP32 kernel taken the call.
+// TF32 with a D the TMA cannot store: 128-row tiles, which copy D out in whole rows (the staged
+// epilogue), where K is short; 256-row ones where D's rows are aligned, K is long, or C is read.
+TEST(DispatchModel, Tf32UnalignedDTakes128RowTilesWhereKIsShort) {
+  const DeviceState dev = h100();
+  const std::size_t ws = std::size_t(64) << 20;
+  struct Case {
+    std::int64_t m, n, k;
+    double beta;
+    int tile_m;
+  };
+  for (const Case& t : {Case{13623, 6790, 373, 0.0, 128}, Case{2218, 3691, 318, 0.0, 128}, Case{4151, 2505, 1774, 0.0, 128},
+                        Case{13623, 6792, 373, 0.0, 256}, Case{4228, 2723, 4309, 0.0, 256}, Case{13623, 6790, 373, 0.5, 256}}) {
+    Problem p = problem(DataType::f32, DataType::f32, t.m, t.n, t.k);
+    p.tf32 = true;
+    p.beta = float(t.beta);
+    EXPECT_EQ(tf32_model_choice(p, dev, ws, false).tile_m, t.tile_m) << t.m << "x" << t.n << "x" << t.k << " beta " << t.beta;
+  }
+}
+
 TEST(DispatchModel, Tf32TransposedProblemOnlyWhereItCopiesNothing) {
   ContextImpl ctx;
   ctx.device = h100();

@@ -325,6 +325,15 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   // (tf32_small_tiles_where_they_gain).
   const std::int64_t sms = std::max(1, state.props.sm_count);
   if (p.m <= 128 || 2 * cdiv(p.m, 256) * cdiv(p.n, kBN) * p.batch <= sms) c.tile_m = 128;
+  // A D the TMA cannot store (rows off 16 bytes: an odd n) leaves the 256-row tiles of an N-major
+  // B through their fragments' stores, 16 or 32 bytes of 4 rows at a time (the copy out of shared
+  // memory made those kernels spill: hopper_tf32.cuh), and 128-row tiles through the staged copy,
+  // whole rows at a time. Where K is short the stores weigh: `gemmlab tune` on the H100 had 128-row
+  // tiles 1.1 to 1.5 times as fast at K = 23, 318, 373 and 1774, and 256-row ones ahead at 4093
+  // and 4309 (docs/shapes.md, "The staged epilogue").
+  if (c.tile_m == 256 && p.k <= 2048 && !p.b.k_major && !p.reads_c() && !p.grouped() && !swaps(p, c) &&
+      !tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d))
+    c.tile_m = 128;
   c = tf32_small_tiles_where_they_gain(p, c, state);
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2
   // traffic: faster at 4096^3 on the H100) and 1 below (2048^3: 128 tiles, one wave, slower with
