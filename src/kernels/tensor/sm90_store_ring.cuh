@@ -1,5 +1,6 @@
 // The TMA-store epilogue of the persistent sm_90a kernels: a ring of shared-memory boxes per
-// consumer warpgroup that C leaves through, shared by hopper.cuh and hopper_tf32.cuh.
+// consumer warpgroup that C leaves through, shared by hopper.cuh and hopper_tf32.cuh; and, for a C
+// the TMA cannot address, the staged form, whose boxes the threads copy out (copy_box_out).
 //
 // A warpgroup waits only until the slot it is about to write has been read by the store issued a
 // ring earlier, not for every store, so the stores still in flight when a tile's last box is
