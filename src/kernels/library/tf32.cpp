@@ -144,7 +144,12 @@ std::int64_t unit_count(const Problem& p, const Tf32Config& c) {
   return cdiv(p.m, c.tile_m) * cdiv(cdiv(p.n, kBN), c.cluster) * p.batch;
 }
 
-// d_col_major: D is written column-major (the transposed problem), as n rows of m, ldd apart.
+// Whether the TMA can store D: written row-major, or column-major (the transposed problem) as n
+// rows of m, ldd apart.
+bool tma_stores_d(const Problem& p, bool d_col_major) {
+  return tc::tma_layout_ok(p.d, 4, d_col_major ? p.n : p.m, p.ldd, p.batch, p.stride_d);
+}
+
 Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& state, std::size_t workspace_bytes,
                    bool d_col_major = false) {
   Tf32Plan plan;
@@ -159,7 +164,7 @@ Tf32Plan make_plan(const Problem& p, const Tf32Config& c, const DeviceState& sta
     const std::size_t bytes = align256(tc::stream_k_workspace(g.tail.units, ctas, c.tile_m, kBN));
     if (g.tail.units > 0 && copy + bytes <= workspace_bytes && 2 * ctas <= kFlagCount) plan.tail = g.tail, plan.grid_ctas = ctas;
   }
-  plan.tma_store = tc::tma_layout_ok(p.d, 4, d_col_major ? p.n : p.m, p.ldd, p.batch, p.stride_d);
+  plan.tma_store = tma_stores_d(p, d_col_major);
   return plan;
 }
 
@@ -329,10 +334,10 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   // B through their fragments' stores, 16 or 32 bytes of 4 rows at a time (the copy out of shared
   // memory made those kernels spill: hopper_tf32.cuh), and 128-row tiles through the staged copy,
   // whole rows at a time. Where K is short the stores weigh: `gemmlab tune` on the H100 had 128-row
-  // tiles 1.1 to 1.5 times as fast at K = 23, 318, 373 and 1774, and 256-row ones ahead at 4093
-  // and 4309 (docs/shapes.md, "The staged epilogue").
+  // tiles faster up to K of about 2000 and 256-row ones ahead beyond (docs/shapes.md, "The staged
+  // epilogue").
   if (c.tile_m == 256 && p.k <= 2048 && !p.b.k_major && !p.reads_c() && !p.grouped() && !swaps(p, c) &&
-      !tc::tma_layout_ok(p.d, 4, p.m, p.ldd, p.batch, p.stride_d))
+      !tma_stores_d(p, false))
     c.tile_m = 128;
   c = tf32_small_tiles_where_they_gain(p, c, state);
   // Clusters of 2 where there is more than one wave of tiles (the shared A tile halves A's L2

@@ -145,8 +145,8 @@ struct HopperConfig {
   static constexpr int RING_BYTES = S.tma_epilogue ? kConsumers * Ring::kBytes : 0;
   // The staged epilogue (a D the TMA cannot address, through the ring: copy_box_out) in every
   // kernel with the ring but the dense fused ones of 128 accumulators a thread (128 x 256 tiles):
-  // there the copy's loop beside the accumulators and the bias made ptxas spill (44 to 56 bytes),
-  // and they keep the direct stores.
+  // there the copy's loop beside the accumulators and the bias made ptxas spill, and they keep the
+  // direct stores (docs/shapes.md, "The staged epilogue").
   static constexpr bool kStagedEpilogue = S.tma_epilogue && !(S.fused && !S.grouped && kAccum == 128);
   // The fused epilogue's bias for the tile (per column: BN values, per row: BM), as FP32, after the ring.
   static constexpr int BIAS_FLOATS = S.fused ? (BM > BN ? BM : BN) : 0;

@@ -294,7 +294,8 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
     // out by the warpgroup's threads (copy_box_out, sm90_store_ring.cuh): a store instruction then
     // writes 128 bytes of one row, where from the fragments it writes 16- or 32-byte pieces of 4
     // rows. Not in the 256-row kernels of an N-major B, where the copy's loop beside their
-    // accumulators and fragments made ptxas spill (16 to 72 bytes, even without the column-major form).
+    // accumulators and fragments made ptxas spill, nor for a column-major D (docs/shapes.md, "The
+    // staged epilogue"); dispatch gives such a D 128-row tiles where K is short (tf32.cpp).
     constexpr bool kStaged = B_KMAJOR || BM < 256;
     const bool staged = kStaged && !args.tma_store && args.d_col_major == 0;
     if ((args.tma_store || staged) && scal.beta == 0.0f) {
@@ -324,7 +325,7 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
               }
           if constexpr (kCol) {
             ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store_3d(&tm_c, box, row0 + pass * 64 + 32 * b, col0, item); });
-          } else if (!kStaged || !staged) {
+          } else if (!staged) {
             ring.end_pass(cs, [&](unsigned char* box, int b) { tma_store_3d(&tm_c, box, col0 + 32 * b, row0 + pass * 64, item); });
           } else if constexpr (kStaged) {
             ring.end_pass_local();

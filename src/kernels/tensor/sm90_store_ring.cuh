@@ -101,10 +101,10 @@ class StoreRing {
 // an odd N, a sub-matrix view): a box written as for the TMA store (64 rows x COLS outputs, rows of
 // ROW_BYTES in the 128- or 64-byte swizzle at shared address `box`) is copied to D by the
 // warpgroup's 128 threads, consecutive threads on consecutive outputs of a row, so that a store
-// instruction writes whole sectors. From the accumulators' own layout a warp's store writes 8 rows
-// 8 to 16 bytes each (partial sectors): on memory-bound shapes (K = 23) that ran several times
-// slower than D's bytes at DRAM speed. V adjacent outputs per access (2 where pairs are aligned:
-// HopperArgs::pair_stores); rows at or past row_end and columns at or past n_end are left alone.
+// instruction writes whole sectors; from the accumulators' own layout a warp's store touches 4 or 8
+// rows a few bytes each (partial sectors), which on short-K shapes was most of the kernel's time
+// (docs/shapes.md, "The staged epilogue"). V adjacent outputs per access (2 where pairs are
+// aligned: HopperArgs::pair_stores); rows at or past row_end and columns at or past n_end are left alone.
 template <class OutT, int COLS, int ROW_BYTES, int V>
 __device__ __forceinline__ void copy_box_out(std::uint32_t box, OutT* d, long long ldd, int row_base, int col_base,
                                              int row_end, int n_end, int wg_thread) {
