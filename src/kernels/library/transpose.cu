@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "core/error.hpp"
 #include "kernels/device_utils.cuh"
+#include "kernels/library/divisor.hpp"
 
 namespace gemmlab::detail {
 
@@ -70,69 +72,163 @@ __global__ void __launch_bounds__(kCols * kRows) transpose(const E* __restrict__
   dev::allow_dependent_launch();
 }
 
-// One block per piece of a row (blockDim.x 16-byte vectors; grid-strided over the pieces of every
-// row and item of every job). Each thread reads its vector's elements from the unaligned source
-// one at a time (the warp's reads fall on consecutive addresses, which the L1 serves) and writes
-// them to the aligned destination row (rows of kCopyRowBytes) in one 16-byte store: element stores
-// took much longer. The vector past the row's end is zero-filled: the destination's padding, which
-// the tensor maps never read. Pieces rather than whole rows: a few long rows (A of 7 x 4099) then
-// still spread over many SMs. Up to two jobs (A and B) in one launch: each launch on the stream
-// costs as much as the copy of a small operand (docs/shapes.md, "Copies in rows of 128 bytes").
+// The row copy: each thread writes 16-byte vectors of the aligned destination (rows of
+// kCopyRowBytes), kUnroll of them, all loaded before any is stored so that a thread keeps several
+// loads in flight. A vector of the unaligned source is read as the two aligned 16-byte vectors
+// around it, and its bytes shifted out of them (a funnel shift of 32-bit words): neighbouring
+// threads read the same aligned vectors, which the L1 serves once. Where the aligned pair would
+// reach outside the source's extent (its first or last bytes), or the vector is the row's last
+// and partial, the elements are read one at a time, and the columns past the row's end written as
+// zeros: the destination's padding, which the tensor maps never read. Vectors are numbered over
+// all rows of all items, so short rows (an N-major B of a few hundred columns) keep whole warps
+// busy as well as long ones; the numbers are split into (row, vector) by invariant divisors, so
+// each job of a launch has fewer than 2^30 vectors (the launch splits larger ones). A small copy
+// (the operands of a few hundred on a side) takes blocks of 128 threads and one vector a thread,
+// to spread over more SMs. Up to two jobs (A and B) in one launch: each launch on the stream costs
+// as much as the copy of a small operand (docs/shapes.md, "Copies in rows of 128 bytes").
+constexpr std::int64_t kSmallCopyVectors = std::int64_t(1) << 18;
+constexpr std::int64_t kMaxCopyVectors = std::int64_t(1) << 30;
+
+struct CopyJob {
+  const char* src;          // item 0, row 0, element 0
+  const char *begin, *end;  // the bytes the source spans (the aligned pairs read stay inside)
+  std::int64_t ld, stride;  // bytes between rows, between items
+  char* dst;
+  std::int64_t dst_ld;      // bytes between destination rows (a 16-byte multiple)
+  unsigned cols, vectors;   // elements a row; 16-byte vectors of the whole job
+  Divisor per_row, rows;    // vectors a destination row; rows an item
+};
 struct CopyJobs {
-  RowCopy job[2];
+  CopyJob job[2];
   int count;
 };
 
-template <class E>
-__global__ void copy_rows(const CopyJobs jobs) {
-  constexpr int kVec = 16 / sizeof(E);
-  dev::start_in_stream_order();
-  const std::int64_t piece = std::int64_t(blockDim.x) * kVec;
-  // Named, not indexed: an array indexed at run time (or a parameter's) lives on the stack.
-  auto units_of = [&](const RowCopy& w) { return w.rows * w.batch * ((w.cols + piece - 1) / piece); };
-  const std::int64_t units0 = units_of(jobs.job[0]), units1 = jobs.count > 1 ? units_of(jobs.job[1]) : 0;
-  for (std::int64_t u = blockIdx.x; u < units0 + units1; u += gridDim.x) {
-    const bool first = u < units0;
-    const RowCopy w = first ? jobs.job[0] : jobs.job[1];
-    const std::int64_t b = u - (first ? 0 : units0), pieces = (w.cols + piece - 1) / piece;
-    const std::int64_t r = b / pieces, c = (b % pieces) * piece + std::int64_t(threadIdx.x) * kVec;
-    if (c >= w.cols) continue;
-    const std::int64_t item = r / w.rows, row = r % w.rows;
-    const E* src = static_cast<const E*>(w.src) + item * w.stride + row * w.ld;
-    union {
-      uint4 v;
-      E e[kVec];
-    } v;
+// The 16 bytes at `at`, which is not 16-byte aligned, from the aligned vectors lo and hi around it.
+__device__ __forceinline__ uint4 shifted(const uint4 lo, const uint4 hi, unsigned offset) {
+  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const unsigned q = offset >> 2, s = (offset & 3) * 8;
+  std::uint32_t x[5];
 #pragma unroll
-    for (int e = 0; e < kVec; ++e) v.e[e] = c + e < w.cols ? src[c + e] : E(0);
-    *reinterpret_cast<uint4*>(static_cast<E*>(w.dst) + r * w.dst_ld + c) = v.v;
+  for (int i = 0; i < 5; ++i) x[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+  return uint4{__funnelshift_r(x[0], x[1], s), __funnelshift_r(x[1], x[2], s), __funnelshift_r(x[2], x[3], s),
+               __funnelshift_r(x[3], x[4], s)};
+}
+
+template <class E, int kCopyThreads, int kCopyUnroll>
+__global__ void __launch_bounds__(kCopyThreads) copy_rows(const CopyJobs jobs) {
+  constexpr unsigned kVec = 16 / sizeof(E);
+  dev::start_in_stream_order();
+  const unsigned first_count = jobs.job[0].vectors;
+  const unsigned total = first_count + (jobs.count > 1 ? jobs.job[1].vectors : 0u);
+  const unsigned base = blockIdx.x * (kCopyThreads * kCopyUnroll) + threadIdx.x;
+  uint4 v[kCopyUnroll];
+  char* to[kCopyUnroll];
+#pragma unroll
+  for (int u = 0; u < kCopyUnroll; ++u) {
+    to[u] = nullptr;
+    const unsigned i = base + unsigned(u) * kCopyThreads;
+    if (i >= total) continue;
+    // Named, not indexed: an array indexed at run time (or a parameter's) lives on the stack.
+    const bool first = i < first_count;
+    const CopyJob j = first ? jobs.job[0] : jobs.job[1];
+    const unsigned n = first ? i : i - first_count;
+    const unsigned r = j.per_row.quotient(n), c = (n - r * j.per_row.d) * kVec;
+    const unsigned item = j.rows.quotient(r), row = r - item * j.rows.d;
+    const char* at = j.src + std::int64_t(item) * j.stride + std::int64_t(row) * j.ld + std::int64_t(c) * sizeof(E);
+    to[u] = j.dst + std::int64_t(r) * j.dst_ld + std::int64_t(c) * sizeof(E);
+    const unsigned offset = unsigned(reinterpret_cast<std::uintptr_t>(at) & 15);
+    const uint4* pair = reinterpret_cast<const uint4*>(at - offset);
+    if (c + kVec <= j.cols && offset == 0) {
+      v[u] = __ldg(pair);
+    } else if (c + kVec <= j.cols && at - offset >= j.begin && at - offset + 32 <= j.end) {
+      v[u] = shifted(__ldg(pair), __ldg(pair + 1), offset);
+    } else {
+      union {
+        uint4 q;
+        E e[kVec];
+      } w;
+      const E* s = reinterpret_cast<const E*>(at);
+#pragma unroll
+      for (unsigned e = 0; e < kVec; ++e) w.e[e] = c + e < j.cols ? s[e] : E(0);
+      v[u] = w.q;
+    }
   }
+#pragma unroll
+  for (int u = 0; u < kCopyUnroll; ++u)
+    if (to[u] != nullptr) *reinterpret_cast<uint4*>(to[u]) = v[u];
+}
+
+template <class E>
+CopyJob copy_job(const RowCopy& w) {
+  constexpr std::int64_t kVec = 16 / sizeof(E), es = sizeof(E);
+  const std::int64_t per_row = (w.cols + kVec - 1) / kVec;
+  CopyJob j{};
+  j.src = static_cast<const char*>(w.src);
+  j.begin = j.src;
+  j.end = j.src + (std::max<std::int64_t>(w.batch - 1, 0) * w.stride + (w.rows - 1) * w.ld + w.cols) * es;
+  j.ld = w.ld * es;
+  j.stride = w.stride * es;
+  j.dst = static_cast<char*>(w.dst);
+  j.dst_ld = w.dst_ld * es;
+  j.cols = unsigned(w.cols);
+  j.vectors = unsigned(w.rows * w.batch * per_row);
+  j.per_row = Divisor(unsigned(per_row));
+  j.rows = Divisor(unsigned(w.rows));
+  return j;
+}
+
+template <class E>
+void launch_copy_jobs(const RowCopy* jobs, int count, cudaStream_t stream) {
+  CopyJobs all{};
+  all.count = count;
+  std::int64_t total = 0;
+  for (int j = 0; j < count; ++j) {
+    all.job[j] = copy_job<E>(jobs[j]);
+    total += all.job[j].vectors;
+  }
+  if (total < kSmallCopyVectors) copy_rows<E, 128, 1><<<unsigned((total + 127) / 128), 128, 0, stream>>>(all);
+  else copy_rows<E, 256, 4><<<unsigned((total + 1023) / 1024), 256, 0, stream>>>(all);
+  GEMMLAB_CHECK_LAUNCH();
 }
 
 template <class E>
 void launch_copy_rows(const RowCopy* jobs, int count, cudaStream_t stream) {
   constexpr std::int64_t kVec = 16 / sizeof(E);
   if (count < 1 || count > 2) throw Error("copy_rows: one or two jobs");
-  CopyJobs all{};
-  all.count = count;
-  std::int64_t longest = 0;
+  bool whole = true;
   for (int j = 0; j < count; ++j) {
     const RowCopy& w = jobs[j];
     // Destination rows hold whole 16-byte vectors: dst_ld (kCopyRowBytes) and dst both aligned.
     if (w.dst_ld % kVec != 0 || reinterpret_cast<std::uintptr_t>(w.dst) % 16 != 0)
       throw Error("copy_rows: the destination rows are not 16-byte aligned");
-    all.job[j] = w;
-    longest = std::max(longest, (w.cols + kVec - 1) / kVec);
+    if (w.rows < 1 || w.cols < 1 || w.batch < 1 || w.dst_ld < w.cols) throw Error("copy_rows: an empty or overlapping copy");
+    whole = whole && w.rows * w.batch * ((w.cols + kVec - 1) / kVec) < kMaxCopyVectors;
   }
-  const unsigned threads = longest >= 128 ? 128 : longest >= 64 ? 64 : 32;
-  std::int64_t units = 0;
-  for (int j = 0; j < count; ++j) units += jobs[j].rows * jobs[j].batch * ((jobs[j].cols + kVec * threads - 1) / (kVec * threads));
-  const unsigned blocks = unsigned(std::clamp<std::int64_t>(units, 1, 1 << 20));
-  copy_rows<E><<<blocks, threads, 0, stream>>>(all);
-  GEMMLAB_CHECK_LAUNCH();
+  if (whole) return launch_copy_jobs<E>(jobs, count, stream);
+  for (int j = 0; j < count; ++j)
+    for (const RowCopy& piece : row_copy_pieces(jobs[j], sizeof(E), kMaxCopyVectors)) launch_copy_jobs<E>(&piece, 1, stream);
 }
 
 }  // namespace
+
+std::vector<RowCopy> row_copy_pieces(const RowCopy& w, std::size_t elem_bytes, std::int64_t max_vectors) {
+  const std::int64_t per_row = (w.cols + 16 / std::int64_t(elem_bytes) - 1) / (16 / std::int64_t(elem_bytes));
+  if (per_row >= max_vectors) throw Error("copy_rows: a row of more vectors than a launch takes");
+  const std::int64_t rows_each = std::min(w.rows, (max_vectors - 1) / per_row);
+  const std::int64_t items_each = rows_each < w.rows ? 1 : std::max<std::int64_t>(1, (max_vectors - 1) / (w.rows * per_row));
+  const std::int64_t es = std::int64_t(elem_bytes);
+  std::vector<RowCopy> pieces;
+  for (std::int64_t i = 0; i < w.batch; i += items_each)
+    for (std::int64_t r = 0; r < w.rows; r += rows_each) {
+      RowCopy piece = w;
+      piece.src = static_cast<const char*>(w.src) + (i * w.stride + r * w.ld) * es;
+      piece.dst = static_cast<char*>(w.dst) + (i * w.rows + r) * w.dst_ld * es;
+      piece.rows = std::min(rows_each, w.rows - r);
+      piece.batch = std::min(items_each, w.batch - i);
+      pieces.push_back(piece);
+    }
+  return pieces;
+}
 
 void launch_copy_rows_16(const RowCopy* jobs, int count, cudaStream_t stream) {
   launch_copy_rows<std::uint16_t>(jobs, count, stream);

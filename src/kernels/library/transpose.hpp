@@ -3,7 +3,9 @@
 // of a 128-byte multiple (the tensor-core kernels' copies of operands the TMA cannot address).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -29,6 +31,10 @@ struct RowCopy {
   void* dst = nullptr;
   std::int64_t dst_ld = 0;
 };
+// The pieces a launch of a row copy too large for one (max_vectors 16-byte vectors of the
+// destination or more: 2^30, 16 GiB) is split into: whole items, or rows of one item, each under
+// max_vectors, in order.
+std::vector<RowCopy> row_copy_pieces(const RowCopy& w, std::size_t elem_bytes, std::int64_t max_vectors);
 // One or two row copies in one launch, of 2-byte elements (_16) or 4-byte ones (_32).
 void launch_copy_rows_16(const RowCopy* jobs, int count, cudaStream_t stream);
 void launch_copy_rows_32(const RowCopy* jobs, int count, cudaStream_t stream);
