@@ -63,14 +63,15 @@ TEST_P(ApiTyped, AwkwardShapesMatchTheReference) {
 // D with at most 64 rows or columns, the skinny kernels' shapes, on all 32 storage combinations:
 // 1, 9, 17, 33 and 64 on the short side (one to eight of the mma's 8-wide columns, partly used),
 // long sides that are and are not multiples of 8 and of the kernel's 32- and 64-row tiles, k that
-// is not a multiple of 8 (refused by that kernel), of 32 (a partial last k-step) and that spreads
-// over a cluster's eight CTAs. For the CUDA-core form (FP32): 3 and 12 on the short side (S of 4
+// is not a multiple of 8 (the mma.sync form then reads W unaligned, skinny.cuh kWU, and the
+// TMA-fed form refuses it), of 32 (a partial last k-step) and that spreads over a cluster's eight
+// CTAs; a decode step and a 35-row problem whose W is read unaligned (odd k and n). For the CUDA-core form (FP32): 3 and 12 on the short side (S of 4
 // and 16, partly used), a long side that is not a multiple of its 128-row tile or of 4 (refused
 // when stored along it), k not a multiple of its 128- or 8-deep steps.
 TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
   for (const LayoutCombo& l : all_layouts())
     for (Dims d : {Dims{1, 200, 256}, Dims{9, 136, 1032}, Dims{64, 72, 64}, Dims{200, 17, 520}, Dims{33, 1000, 4104},
-                   Dims{5, 96, 45}, Dims{3, 1028, 2052}, Dims{302, 12, 1000}})
+                   Dims{5, 96, 45}, Dims{3, 1028, 2052}, Dims{302, 12, 1000}, Dims{5, 1031, 1037}, Dims{35, 91, 463}})
       EXPECT_CASE_OK(run_case(ctx(), sized(with_layout(base(), l), d), stream()));
   // Batches (one operand broadcast), beta, a bias and an activation, D column-major, padding.
   for (bool broadcast_a : {true, false})
@@ -88,6 +89,11 @@ TEST_P(ApiTyped, SkinnyShapesMatchTheReference) {
       n_short.batch = 2, n_short.d_order = d_order, n_short.b_broadcast = broadcast_a;
       n_short.bias = BiasKind::per_row, n_short.act = Activation::silu, n_short.alpha = -1.5;
       EXPECT_CASE_OK(run_case(ctx(), n_short, stream()));
+      // W read unaligned in batch items with gaps, odd paddings, k not a multiple of a vector.
+      GemmCase odd = sized(base(), {7, 263, 1029});
+      odd.batch = 3, odd.gap = 3, odd.d_order = d_order, odd.b_broadcast = broadcast_a;
+      odd.a_pad = 1, odd.b_pad = 3, odd.beta = 0.5, odd.bias = BiasKind::per_column;
+      EXPECT_CASE_OK(run_case(ctx(), odd, stream()));
       // Eight columns (the CUDA-core form's S of 8 for FP32), C aliasing D.
       GemmCase n_few = sized(base(), {260, 8, 1024});
       n_few.batch = 2, n_few.d_order = d_order, n_few.b_broadcast = broadcast_a;

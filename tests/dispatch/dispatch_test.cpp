@@ -960,7 +960,15 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   EXPECT_FALSE(skinny_reject(problem(DataType::f16, DataType::f32, 16384, 8, 16384), c, dev, ws));
   auto why = [&](const Problem& p, std::size_t workspace) { return skinny_reject(p, c, dev, workspace).value_or("accepted"); };
   EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 65, 65, 4096), ws).find("more than 64 rows"), std::string::npos);
-  EXPECT_NE(why(problem(DataType::bf16, DataType::f32, 16, 4096, 4099), ws).find("k = 4099"), std::string::npos);
+  SkinnyConfig bulk = c;
+  bulk.bulk = 1;
+  auto why_bulk = [&](const Problem& p) { return skinny_reject(p, bulk, dev, ws).value_or("accepted"); };
+  // k not a multiple of a 16-byte vector: the register path reads W unaligned (skinny.cuh, kWU) and
+  // copies X K-major in rows of whole vectors (16 x 4104); the TMA-fed form refuses it.
+  const Problem k_4099 = problem(DataType::bf16, DataType::f32, 16, 4096, 4099);
+  EXPECT_FALSE(skinny_reject(k_4099, c, dev, ws));
+  EXPECT_EQ(skinny_workspace_bytes(k_4099, c, dev), 16u * 4104u * 2u);
+  EXPECT_NE(why_bulk(k_4099).find("k = 4099"), std::string::npos);
   // FP32 operands: only where TF32 is allowed; 16-byte vectors of 4, D in f32 only.
   auto tf32 = [](Problem p) {
     p.tf32 = true;
@@ -968,22 +976,24 @@ TEST(DispatchSkinny, TakesShortSidesOfSixtyFourAndSaysWhyNot) {
   };
   EXPECT_NE(why(problem(DataType::f32, DataType::f32, 16, 4096, 4096), ws).find("FP32 products"), std::string::npos);
   EXPECT_FALSE(skinny_reject(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4100)), c, dev, ws));
-  EXPECT_NE(why(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4098)), ws).find("not a multiple of 4"),
+  EXPECT_FALSE(skinny_reject(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4098)), c, dev, ws));
+  EXPECT_NE(why_bulk(tf32(problem(DataType::f32, DataType::f32, 16, 4096, 4098))).find("not a multiple of 4"),
             std::string::npos);
   EXPECT_NE(why(tf32(problem(DataType::f32, DataType::bf16, 16, 4096, 4096)), ws).find("operands' type or f32"),
             std::string::npos);
   Problem invariant = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   invariant.determinism = Determinism::batch_invariant;
   EXPECT_NE(why(invariant, ws).find("batch-invariant"), std::string::npos);
-  // B (the long operand of a decode step) stored N-major with n not a multiple of 8.
+  // B (the long operand of a decode step) stored N-major with n not a multiple of 8: read
+  // unaligned by the register path, refused by the TMA-fed form.
   Problem n_4100 = problem(DataType::bf16, DataType::f32, 16, 4100, 4096);
-  EXPECT_NE(why(n_4100, ws).find("16-byte vectors"), std::string::npos);  // ld = 4100
+  EXPECT_FALSE(skinny_reject(n_4100, c, dev, ws));
+  EXPECT_NE(why_bulk(n_4100).find("16-byte vectors"), std::string::npos);  // ld = 4100
   n_4100.b.ld = 4104;
-  EXPECT_NE(why(n_4100, ws).find("n side, which is not a multiple of 8"), std::string::npos);
+  EXPECT_FALSE(skinny_reject(n_4100, c, dev, ws));
+  EXPECT_NE(why_bulk(n_4100).find("n side, which is not a multiple of 8"), std::string::npos);
   // An M-major A: the register path reads it as stored; the TMA-fed form copies it K-major into
   // the workspace first (16 x 4096 elements).
-  SkinnyConfig bulk = c;
-  bulk.bulk = 1;
   Problem m_major = problem(DataType::bf16, DataType::f32, 16, 4096, 4096);
   m_major.a = {m_major.a.ptr, 16, 0, false};
   EXPECT_EQ(skinny_workspace_bytes(m_major, c, dev), 0u);
@@ -1028,6 +1038,11 @@ TEST(DispatchSkinny, GoesFirstForShortMAndSmallOperandsOrFewTiles) {
   EXPECT_FALSE(first(64, 64, 65536));    // one tile, a long k: sm90's split-K
   EXPECT_FALSE(first(65, 65, 65536));    // not its shape at all
   EXPECT_FALSE(first(64, 64, 64));       // a small problem (and batches of them): the tile kernel
+  // A B the register path reads unaligned (n and k odd): in place from 64 MiB, else copied by the
+  // tile kernel.
+  EXPECT_TRUE(first(5, 7087, 12991));    // 184 MB
+  EXPECT_FALSE(first(16, 4099, 4097));   // 34 MB
+  EXPECT_TRUE(first(16, 4096, 4096));    // 32 MiB, aligned
   EXPECT_FALSE(first(16, 4096, 256));    // a short k
   // FP32 operands: only as TF32, 4 bytes an element against the same 256 MiB.
   auto first_f32 = [](std::int64_t m, std::int64_t n, std::int64_t k, bool tf32) {
@@ -1097,6 +1112,14 @@ TEST(DispatchSkinny, ModelSplitsKUntilTheGpuIsFull) {
   // (0.408); 5 splits are 1.83 waves of 470, the second charged a tenth more (0.417; without that
   // tenth 0.395, and 5 splits measured 14% slower than 2).
   EXPECT_EQ(skinny_model_choice(problem(DataType::bf16, DataType::f32, 16, 11008, 4096), dev).splits, 2);
+  // A W read unaligned takes a power of two: 1 x 8191 x 8192 (n odd) the 4 or 8 around the 5 of
+  // 1 x 8192 x 8192 above.
+  const int unaligned = skinny_model_choice(problem(DataType::bf16, DataType::f32, 1, 8191, 8192), dev).splits;
+  EXPECT_TRUE(unaligned == 4 || unaligned == 8) << unaligned;
+  for (std::int64_t n : {1001, 7087, 14335, 30001}) {
+    const int s = skinny_model_choice(problem(DataType::bf16, DataType::bf16, 5, n, 12991), dev).splits;
+    EXPECT_EQ(s & (s - 1), 0) << n << ": " << s;
+  }
 }
 
 // 16-bit decode steps past 256 MiB of W take the TMA-fed form, one CTA an SM over tiles of 256 W

@@ -24,9 +24,9 @@ namespace gemmlab::detail {
 epi::Params epilogue_params(const Problem& p);
 
 namespace skinny {
-Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor);
-Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor);
-Kernel kernel_tf32(int mt, bool w_kmajor, bool x_kmajor);
+Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned);
+Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned);
+Kernel kernel_tf32(int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned);
 BulkKernel bulk_kernel_bf16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_f16(bool f32_out, int mt, bool w_kmajor);
 BulkKernel bulk_kernel_tf32(int mt, bool w_kmajor);
@@ -110,11 +110,11 @@ skinny::BulkKernel bulk_kernel_of(DataType ab, bool f32_out, int mt, bool w_kmaj
   return ab == DataType::bf16 ? skinny::bulk_kernel_bf16(f32_out, mt, w_kmajor) : skinny::bulk_kernel_f16(f32_out, mt, w_kmajor);
 }
 
-skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor, bool x_kmajor) {
+skinny::Kernel kernel_of(const Problem& p, int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned) {
   const bool f32_out = p.cd == DataType::f32;
-  if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor, x_kmajor);
-  return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor, x_kmajor)
-                                : skinny::kernel_f16(f32_out, mt, w_kmajor, x_kmajor);
+  if (wide(p)) return skinny::kernel_tf32(mt, w_kmajor, x_kmajor, w_unaligned);
+  return p.ab == DataType::bf16 ? skinny::kernel_bf16(f32_out, mt, w_kmajor, x_kmajor, w_unaligned)
+                                : skinny::kernel_f16(f32_out, mt, w_kmajor, x_kmajor, w_unaligned);
 }
 
 // Whether operand o (batch items of it) is read in 16-byte vectors of `vec` elements as it is:
@@ -123,6 +123,15 @@ bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool n
   return (!need_k_major || o.k_major) &&
          rows_aligned(o.ptr, o.ld, o.stride, o.stride == 0 ? 1 : batch, std::size_t(16 / vec), 16);
 }
+
+// Whether the mma.sync register path reads W unaligned (skinny.cuh, kWU): W's rows not in
+// 16-byte vectors, k not a multiple of one, or a big-major W's long side not a multiple of 8 (its
+// lanes read 8 rows at a time). The TMA-fed and CUDA-core forms refuse such a W.
+bool w_unaligned(const Problem& p, const Sides& s) {
+  return !vector_ready(*s.w, p.batch, vec(p), false) || p.k % vec(p) != 0 || (!s.w->k_major && s.big % 8 != 0);
+}
+// The row length of X's K-major copy: k up to a whole vector (the kernels read whole vectors).
+std::int64_t x_copy_ld(const Problem& p) { return cdiv(p.k, vec(p)) * vec(p); }
 
 // The kernels read X K-major in 16-byte rows; an X stored otherwise (M-major A of a decode step,
 // N-major B of a projection to a few outputs, a sub-matrix view) is first copied so into the
@@ -134,13 +143,15 @@ bool vector_ready(const Operand& o, std::int64_t batch, std::int64_t vec, bool n
 // slower than the copy (docs/shapes.md, "An M-major A read as stored"). The TMA-fed form's
 // boxes and the CUDA-core form's float4 loads need the copy.
 constexpr std::int64_t kMaxSmallAsStored = 16;
+// Beside an unaligned W (or a k that is not a multiple of a vector) X is copied too.
 bool x_as_stored(const Problem& p, const Sides& s, bool register_path) {
-  return register_path && !s.x->k_major && s.small <= kMaxSmallAsStored && !(wide(p) && s.w->k_major);
+  return register_path && !s.x->k_major && s.small <= kMaxSmallAsStored && !(wide(p) && s.w->k_major) &&
+         !w_unaligned(p, s);
 }
 std::size_t x_copy_bytes(const Problem& p, const Sides& s, bool register_path) {
-  if (vector_ready(*s.x, p.batch, vec(p), true) || x_as_stored(p, s, register_path)) return 0;
+  if ((vector_ready(*s.x, p.batch, vec(p), true) && p.k % vec(p) == 0) || x_as_stored(p, s, register_path)) return 0;
   const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
-  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(p.k) * std::size_t(elem_bytes(p)));
+  return align256(std::size_t(items) * std::size_t(s.small) * std::size_t(x_copy_ld(p)) * std::size_t(elem_bytes(p)));
 }
 
 // The TMA-fed form's persistent grid (SkinnyConfig::persistent): its units (a tile's stages each),
@@ -200,6 +211,7 @@ bool decode_step(const Problem& p, const Sides& s) {
 // for 17 to 64 columns"). With 33 to 64 columns the two measured about even, and the tile kernel
 // stays.
 constexpr double kMidColumnsMinBytes = double(1 << 22);
+constexpr double kUnalignedMinBytes = double(1 << 26);
 // A TF32 decode step of 9 to 16 rows past 256 MiB of a W stored along its long side (B N-major):
 // the TF32 tile kernel's 64-row tiles (with a split of K or a stream-K tail) stream W faster than
 // either skinny form there, though three quarters of each tile is padding (docs/shapes.md, "TF32
@@ -236,7 +248,8 @@ bool bulk_first(const Problem& p) {
 
 // The checks both forms share, after their own of the types: the GPU, the kind of problem, the
 // split, the long operand's vectors (stored along its long side, that side a multiple of
-// `big_multiple`) and the short one's copy (x_copy_bytes; `register_path`: the mma.sync one's).
+// `big_multiple`; the mma.sync register path, `register_path`, reads any W: w_unaligned) and the
+// short one's copy (x_copy_bytes).
 std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c, const DeviceState& state,
                                          std::size_t workspace_bytes, std::int64_t max_small, std::int64_t tile,
                                          std::int64_t big_multiple, bool register_path) {
@@ -247,14 +260,15 @@ std::optional<std::string> shared_reject(const Problem& p, const SkinnyConfig& c
   if (std::min(p.m, p.n) > max_small)
     return fmt::format("D has more than {} rows and more than {} columns", max_small, max_small);
   if (c.splits < 1 || c.splits > kMaxSplits) return fmt::format("splits of k must be 1 to {}, not {}", kMaxSplits, c.splits);
-  if (p.k % vec(p) != 0) return fmt::format("k = {} is not a multiple of {} (a 16-byte vector)", p.k, vec(p));
+  if (!register_path && p.k % vec(p) != 0)
+    return fmt::format("k = {} is not a multiple of {} (a 16-byte vector)", p.k, vec(p));
   const Sides s = sides_of(p);
   const char* w_name = s.swapped ? "B" : "A";
-  if (!vector_ready(*s.w, p.batch, vec(p), false))
+  if (!register_path && !vector_ready(*s.w, p.batch, vec(p), false))
     return fmt::format("{} (the long operand) is not read in 16-byte vectors: its pointer, leading dimension and batch "
                        "stride must be 16-byte multiples",
                        w_name);
-  if (!s.w->k_major && s.big % big_multiple != 0)
+  if (!register_path && !s.w->k_major && s.big % big_multiple != 0)
     return fmt::format("{} (the long operand) is stored along its {} {} side, which is not a multiple of {}", w_name,
                        s.big, s.swapped ? "n" : "m", big_multiple);
   if (const std::size_t bytes = x_copy_bytes(p, s, register_path); bytes > workspace_bytes)
@@ -273,19 +287,24 @@ skinny::Args make_args(const Problem& p, const SkinnyConfig& c, const LaunchEnv&
   skinny::Args a;
   a.big = s.big, a.small = s.small, a.k = p.k, a.batch = p.batch;
   a.w = s.w->ptr, a.ldw = s.w->ld, a.stride_w = s.w->stride;
+  const std::int64_t w_items = s.w->stride == 0 ? 1 : p.batch;
+  a.w_extent = (w_items - 1) * s.w->stride + (s.w->k_major ? (s.big - 1) * s.w->ld + p.k : (p.k - 1) * s.w->ld + s.big);
   a.x = s.x->ptr, a.ldx = s.x->ld, a.stride_x = s.x->stride;
-  if (x_copy_bytes(p, s, register_path) > 0) {
-    const std::int64_t items = s.x->stride == 0 ? 1 : p.batch;
+  if (const std::size_t bytes = x_copy_bytes(p, s, register_path); bytes > 0) {
+    const std::int64_t items = s.x->stride == 0 ? 1 : p.batch, ld = x_copy_ld(p);
+    // The transposes write k of each row; the rest up to a vector is zeroed first (the kernels
+    // zero those elements as they read them, but a read of memory never written is still one).
+    if (!s.x->k_major && ld != p.k) GEMMLAB_CUDA(cudaMemsetAsync(env.scratch.data, 0, bytes, env.stream));
     if (s.x->k_major && wide(p))  // small rows of k, at an unaligned place
-      launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+      launch_copy_rows_32(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, ld, env.stream);
     else if (s.x->k_major)
-      launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, p.k, env.stream);
+      launch_copy_rows_16(s.x->ptr, s.x->ld, s.x->stride, s.small, p.k, items, env.scratch.data, ld, env.stream);
     else if (wide(p))  // k rows of small: transposed
       launch_transpose_f32(static_cast<const float*>(s.x->ptr), s.x->ld, s.x->stride, p.k, s.small, items,
-                           reinterpret_cast<float*>(env.scratch.data), p.k, env.stream);
+                           reinterpret_cast<float*>(env.scratch.data), ld, env.stream);
     else
-      launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, p.k, env.stream);
-    a.x = env.scratch.data, a.ldx = p.k, a.stride_x = s.x->stride == 0 ? 0 : s.small * p.k;
+      launch_transpose_16(s.x->ptr, s.x->ld, s.x->stride, p.k, s.small, items, env.scratch.data, ld, env.stream);
+    a.x = env.scratch.data, a.ldx = ld, a.stride_x = s.x->stride == 0 ? 0 : s.small * ld;
   }
   // D (and C) are row-major m x n: with W = op(B)^T, W's rows are D's columns.
   a.c = p.c, a.stride_c = p.stride_c;
@@ -316,9 +335,10 @@ void launch_clustered(K kernel, const skinny::Args& a, std::int64_t tiles, int w
 // a full one, but at least `least_wave` of one (below that it keeps too few bytes in flight to draw
 // the bandwidth), and each wave after the first `later_wave` of one more (its CTAs start as the
 // earlier ones end, their first loads' latency not hidden). Each split adds 2% for its reduction.
+// `powers_of_two`: splits of 1, 2, 4 or 8 only.
 template <class Resident>
 int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_steps, Resident resident, double least_wave,
-               double later_wave) {
+               double later_wave, bool powers_of_two = false) {
   auto cost = [&](int s) {
     const double waves = double(tiles) * s / double(std::max(1, resident(s))), whole = std::floor(waves),
                  part = waves - whole, later = std::ceil(waves) - 1;
@@ -326,7 +346,7 @@ int splits_for(std::int64_t tiles, std::int64_t steps, int workers, int least_st
   };
   int best = 1;
   for (int s = 2; s <= kMaxSplits && steps >= std::int64_t(s) * workers * least_steps; ++s)
-    if (cost(s) < cost(best)) best = s;
+    if ((!powers_of_two || (s & (s - 1)) == 0) && cost(s) < cost(best)) best = s;
   return best;
 }
 
@@ -343,10 +363,14 @@ int resident_ctas(const DeviceState& state, std::size_t index, int s, int otherw
 // later wave costs a tenth of one more (fitted on `tune` grids of every split, docs/shapes.md, "The
 // split of k by the CTAs resident in clusters" and "The charges of a wave").
 // A cluster's CTAs share one GPC, so the CTAs resident at once fall unevenly with the cluster size
-// (prepare_skinny measures them); where the context could not, 4 an SM.
-int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index) {
+// (prepare_skinny measures them); where the context could not, 4 an SM. A W read unaligned
+// (`unaligned_w`, skinny.cuh kWU) takes splits of 1, 2, 4 or 8: with 3, 6 or 7 it measured up to
+// 1.3 times as slow as with the neighbouring powers of two, which the model of the aligned
+// kernel's resident clusters does not see (docs/shapes.md, "W read in place when unaligned").
+int clustered_splits(std::int64_t tiles, std::int64_t steps, int warps, const DeviceState& state, std::size_t index,
+                     bool unaligned_w = false) {
   const auto resident = [&](int s) { return resident_ctas(state, index, s, 4 * std::max(1, state.props.sm_count)); };
-  return splits_for(tiles, steps, warps, 2, resident, 0.8, 0.1);
+  return splits_for(tiles, steps, warps, 2, resident, 0.8, 0.1, unaligned_w);
 }
 
 }  // namespace
@@ -379,7 +403,8 @@ void prepare_skinny(DeviceState& state) {
     for (int mt : {1, 2, 4, 8})
       for (bool w_kmajor : {false, true})
         for (bool x_kmajor : {false, true})
-          count(is_wide ? skinny::kernel_tf32(mt, w_kmajor, x_kmajor) : skinny::kernel_bf16(true, mt, w_kmajor, x_kmajor),
+          count(is_wide ? skinny::kernel_tf32(mt, w_kmajor, x_kmajor, false)
+                        : skinny::kernel_bf16(true, mt, w_kmajor, x_kmajor, false),
                 skinny::kWarps, skinny_mma_kernel_index(mt, is_wide, w_kmajor, x_kmajor));
   for (bool w_kmajor : {false, true})
     for (int s : {1, 2, 4, 8, 16})
@@ -423,6 +448,12 @@ bool skinny_first(const Problem& p) {
   // (docs/shapes.md, "TF32 tiles of 128 rows"). With 9 to 16 rows its 64-row tiles are faster than
   // both forms (tf32_tiles_first).
   if (tf32_tiles_first(p, s)) return false;
+  // A W the register path reads unaligned (in place), which the tile kernels copy first: in place
+  // from 64 MiB, where the copy's extra pass over W goes to DRAM. Below, with W in the L2, the copy
+  // and the tile kernel measured faster (H100: 16 x 4099 x 4097, 34 MB of W, 0.0475 ms against
+  // more than 0.048; 5 x 7087 x 12991, 184 MB, 0.1378 against 0.27; docs/shapes.md, "W read in
+  // place when unaligned").
+  if (w_unaligned(p, s) && w_bytes_of(p, s) < kUnalignedMinBytes) return false;
   const bool decode = decode_step(p, s) && (w_bytes_of(p, s) <= kRegisterPathMaxBytes || p.ab == DataType::f32);
   // A few tiles with a long k (64 x 64 x 65536) are the tile kernels' split-K's (sm90.hpp, tf32.hpp);
   // a batch of small problems (1024 x 64^3) the tile kernel's too, measured far faster there on an
@@ -502,7 +533,7 @@ void launch_skinny(const Problem& p, const SkinnyConfig& c, const LaunchEnv& env
     GEMMLAB_CUDA(run(kernel, w_map, x_map, a));
     return;
   }
-  launch_clustered(kernel_of(p, mt, s.w->k_major, !x_as_stored(p, s, true)),
+  launch_clustered(kernel_of(p, mt, s.w->k_major, !x_as_stored(p, s, true), w_unaligned(p, s)),
                    make_args(p, c, env, step_k(p), skinny::kWarps, true), cdiv(s.big, tile_big(mt)), skinny::kWarps, c,
                    env.queue());
 }
@@ -539,7 +570,8 @@ SkinnyConfig skinny_model_choice(const Problem& p, const DeviceState& state, std
     return c;
   }
   c.splits = clustered_splits(cdiv(s.big, tile_big(mt)) * p.batch, cdiv(p.k, step_k(p)), skinny::kWarps, state,
-                              skinny_mma_kernel_index(mt, wide(p), s.w->k_major, !x_as_stored(p, s, true)));
+                              skinny_mma_kernel_index(mt, wide(p), s.w->k_major, !x_as_stored(p, s, true)),
+                              w_unaligned(p, s));
   return c;
 }
 

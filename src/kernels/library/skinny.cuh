@@ -20,6 +20,10 @@
 //     tile over the cluster's CTAs in rank order, through distributed shared memory: no
 //     workspace, no atomics, no second kernel.
 //   - FP32 operands, where the call allows TF32, take the same path with m16n8k8.tf32.
+//   - A W that is not in 16-byte vectors (an odd k or n, a view) is read in place all the same
+//     (kWU): each lane's bytes come from the aligned pair of vectors around them, shifted out, and
+//     the elements past k (or past W's end) read as zero. The operand copy the tile kernels need
+//     there (operand_copy.hpp) would read and write W once more before the GEMM reads it.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -45,6 +49,7 @@ struct Args {
   // W (big x k): element (r, kk) at w[r * ldw + kk] when w_kmajor, else w[kk * ldw + r].
   const void* w = nullptr;
   std::int64_t ldw = 0, stride_w = 0;
+  std::int64_t w_extent = 0;  // elements from w to one past W's last (kWU: reads stay inside)
   // X (small x k): element (i, kk) at x[i * ldx + kk] in 16-byte rows (a copy when the caller's
   // X is stored otherwise), or at x[kk * ldx + i] in the kernels for an MN-major X (kXK false: an
   // M-major A of a decode step, read as stored, element by element; skinny.cu says where).
@@ -147,6 +152,81 @@ __device__ __forceinline__ Words<N> load_words(const void* at) {
   return r;
 }
 
+// N words of W from `at`, which need not be aligned beyond its element (kWU). The lanes read a W
+// row in consecutive pieces of N words, the next piece `kNext` lanes up (`last`: the lane whose
+// next piece no lane reads). Each lane loads its own piece from the aligned place at or below
+// `at`, as for an aligned W, takes the first aligned vector of its neighbour's by a shuffle (the
+// last lane loads it), and shifts its bytes out of the two (a funnel shift of each word pair):
+// one load a lane, not two. Every lane of the warp must call it. Where the two pieces would
+// reach outside [begin, end) (W's first or last bytes: piece_inside false), the words are wrong,
+// and the caller reads them again with load_words_by_element.
+template <int N> constexpr int kPieceAlign = N >= 4 ? 16 : 4 * N;
+template <int N, class E>
+__device__ __forceinline__ bool piece_inside(const E* at, const E* begin, const E* end) {
+  const char* base = reinterpret_cast<const char*>(at) - (reinterpret_cast<std::uintptr_t>(at) & unsigned(kPieceAlign<N> - 1));
+  return base >= reinterpret_cast<const char*>(begin) && base + 8 * N <= reinterpret_cast<const char*>(end);
+}
+template <int N, int kNext, bool kPrefetch, class E>
+__device__ __forceinline__ Words<N> load_words_chained(const E* at, const E* begin, const E* end, bool last) {
+  constexpr int kAlign = kPieceAlign<N>, kNextWords = kAlign / 4;
+  const char* c = reinterpret_cast<const char*>(at);
+  const unsigned off = unsigned(reinterpret_cast<std::uintptr_t>(c) & unsigned(kAlign - 1));
+  const char* base = c - off;
+  // The lane's piece, and for the last lane its neighbour's (which starts 4N bytes on), inside W.
+  const bool own_in = base >= reinterpret_cast<const char*>(begin) && base + 4 * N <= reinterpret_cast<const char*>(end);
+  const Words<N> own = own_in ? load_words<N, kPrefetch>(base) : Words<N>{};
+  const Words<kNextWords> extra =
+      last && piece_inside<N>(at, begin, end) ? load_words<kNextWords, kPrefetch>(base + 4 * N) : Words<kNextWords>{};
+  std::uint32_t w[N + kNextWords];
+#pragma unroll
+  for (int i = 0; i < N; ++i) w[i] = own.v[i];
+#pragma unroll
+  for (int i = 0; i < kNextWords; ++i) {
+    const std::uint32_t up = __shfl_down_sync(0xffffffffu, own.v[i], kNext);
+    w[N + i] = last ? extra.v[i] : up;
+  }
+  const unsigned q = off >> 2, shift = (off & 3) * 8;
+  Words<N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    std::uint32_t lo = w[i], hi = w[i + 1];
+#pragma unroll
+    for (int j = 1; j < kNextWords; ++j)
+      if (q == unsigned(j)) lo = w[i + j], hi = w[i + j + 1];
+    r.v[i] = __funnelshift_r(lo, hi, shift);
+  }
+  return r;
+}
+// The same words element by element, those at or past `end` zero.
+template <int N, class E>
+__device__ __noinline__ Words<N> load_words_by_element(const E* at, const E* end) {
+  Words<N> r;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if constexpr (kPerWord<E> == 2) {
+      const std::uint32_t lo = at + 2 * i < end ? at[2 * i] : 0u, hi = at + 2 * i + 1 < end ? at[2 * i + 1] : 0u;
+      r.v[i] = lo | (hi << 16);
+    } else {
+      r.v[i] = at + i < end ? __float_as_uint(at[i]) : 0u;
+    }
+  }
+  return r;
+}
+
+// Words of k = kk, kk + 1, ... with those at k or past it zeroed (kWU: k need not be a multiple of
+// a vector, so a lane's last vector may run past it, into the next row's elements or a copy's
+// padding, which could hold an infinity or a NaN that a zero would not cancel).
+template <class E, int N>
+__device__ __forceinline__ void zero_past_k(Words<N>& w, std::int64_t kk, std::int64_t k) {
+  if (kk + N * kPerWord<E> <= k) return;
+  const std::int64_t valid = k - kk;
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+    if (i * kPerWord<E> >= valid) w.v[i] = 0;
+    else if (kPerWord<E> == 2 && i * kPerWord<E> + 1 >= valid) w.v[i] &= 0xffffu;
+  }
+}
+
 // The operands of one k-step in one lane's registers (the same count for both widths).
 // W K-major: [tile][row g, row g + 8] one 16-byte vector of k each. W big-major: [half][k row]
 // 2 NT big rows each, the k rows of a half being (2t, 2t+1, 2t+8, 2t+9) of a k16 for 16-bit
@@ -170,7 +250,7 @@ struct Lane {
   const E* x[MT];                         // X's row mt * 8 + g at k = 0
 };
 
-template <class E, int MT, int NT, bool kWK, bool kXK>
+template <class E, int MT, int NT, bool kWK, bool kXK, bool kWU>
 __device__ __forceinline__ Lane<E, MT, NT, kWK> lane_setup(const Args& p, const E* W, const E* X, std::int64_t r0,
                                                            int g, int t) {
   Lane<E, MT, NT, kWK> l;
@@ -180,8 +260,10 @@ __device__ __forceinline__ Lane<E, MT, NT, kWK> lane_setup(const Args& p, const 
 #pragma unroll
       for (int h = 0; h < 2; ++h) l.w[q][h] = W + min(r0 + 16 * q + g + 8 * h, p.big - 1) * p.ldw + kVec<E> * t;
   } else {
-    // big is a multiple of 8 here, so the last whole vector starts at big - 2 NT.
-    l.w[0][0] = W + std::int64_t(kPerWord<E> * t) * p.ldw + min(r0 + 2 * NT * g, p.big - 2 * NT);
+    // big is a multiple of 8 here, so the last whole vector starts at big - 2 NT; read unaligned
+    // (kWU), any big: a vector past it feeds only rows that are not written, and its reads past
+    // W's end read zeros.
+    l.w[0][0] = W + std::int64_t(kPerWord<E> * t) * p.ldw + (kWU ? r0 + 2 * NT * g : min(r0 + 2 * NT * g, p.big - 2 * NT));
   }
 #pragma unroll
   for (int mt = 0; mt < MT; ++mt) l.x[mt] = X + min(std::int64_t(mt * 8 + g), p.small - 1) * (kXK ? p.ldx : 1);
@@ -208,9 +290,17 @@ __device__ __forceinline__ Words<N> gather_x(const E* at, std::int64_t kk, std::
 }
 
 // The operands of the k-step at k0.
-template <class E, int MT, int NT, bool kWK, bool kXK>
+// Row j of half h of a big-major W's k-step, from the lane's first (16-bit: 2t + 16h + {0, 1, 8, 9};
+// FP32: t + 8h + {0, 4}).
+template <class E> __device__ __forceinline__ std::int64_t row_dk(int h, int j) {
+  return 8 * kPerWord<E> * h + (kPerWord<E> == 2 ? (j & 1) + 8 * (j >> 1) : 4 * j);
+}
+
+// kWU: W read unaligned (load_words_chained), from w_begin to w_end; X then K-major in rows of a
+// vector multiple (a copy where k is not one), its elements past k zeroed here as W's are.
+template <class E, int MT, int NT, bool kWK, bool kXK, bool kWU>
 __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E, MT, NT, kWK>& l, const Args& p,
-                                          std::int64_t k0, int t) {
+                                          std::int64_t k0, int t, const E* w_begin, const E* w_end) {
   using S = Step<E, MT, NT, kWK>;
   if constexpr (kWK) {
     const std::int64_t kk = k0 + kVec<E> * t;
@@ -218,12 +308,41 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
 #pragma unroll
     for (int q = 0; q < NT; ++q)
 #pragma unroll
-      for (int h = 0; h < 2; ++h) s.w[q][h] = in ? load_words<4, false>(l.w[q][h] + k0) : Words<4>{};
+      for (int h = 0; h < 2; ++h) {
+        if constexpr (kWU)  // every lane loads (a piece past k may hold a neighbour's elements before it)
+          s.w[q][h] = load_words_chained<4, 1, false>(l.w[q][h] + k0, w_begin, w_end, t == 3);
+        else
+          s.w[q][h] = in ? load_words<4, false>(l.w[q][h] + k0) : Words<4>{};
+      }
+    if constexpr (kWU) {
+      // W's first and last pieces again, element by element (one branch for all, after the loads).
+      bool edge = false;
+#pragma unroll
+      for (int q = 0; q < NT; ++q)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) edge |= !piece_inside<4>(l.w[q][h] + k0, w_begin, w_end);
+      if (edge) {
+#pragma unroll
+        for (int q = 0; q < NT; ++q)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            if (!piece_inside<4>(l.w[q][h] + k0, w_begin, w_end))
+              s.w[q][h] = load_words_by_element<4>(l.w[q][h] + k0, w_end);
+      }
+#pragma unroll
+      for (int q = 0; q < NT; ++q)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          if (!in) s.w[q][h] = Words<4>{};
+          zero_past_k<E>(s.w[q][h], kk, p.k);
+        }
+    }
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
       if constexpr (kXK) {
         const uint4 v = in ? __ldg(reinterpret_cast<const uint4*>(l.x[mt] + kk)) : make_uint4(0, 0, 0, 0);
         s.x[0][mt].v[0] = v.x, s.x[0][mt].v[1] = v.y, s.x[0][mt].v[2] = v.z, s.x[0][mt].v[3] = v.w;
+        if constexpr (kWU) zero_past_k<E>(s.x[0][mt], kk, p.k);
       } else {
         s.x[0][mt] = in ? gather_x<E, 4>(l.x[mt], kk, p.ldx) : Words<4>{};
       }
@@ -235,10 +354,35 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
     for (int h = 0; h < 2; ++h)
 #pragma unroll
       for (int j = 0; j < S::kRows; ++j) {
-        const std::int64_t dk = kHalfK * h + (kPerWord<E> == 2 ? (j & 1) + 8 * (j >> 1) : 4 * j);
+        const std::int64_t dk = row_dk<E>(h, j);
         const bool in = k0 + kPerWord<E> * t + dk < p.k;
-        s.w[h][j] = in ? load_words<S::kRowWords, true>(l.w[0][0] + (k0 + dk) * p.ldw) : Words<S::kRowWords>{};
+        if constexpr (kWU)  // the 8 lanes of a t read one k row, g after g (lane + 4 holds the next piece)
+          s.w[h][j] = load_words_chained<S::kRowWords, 4, true>(l.w[0][0] + (k0 + dk) * p.ldw, w_begin, w_end,
+                                                                  (threadIdx.x & 31) >= 28);
+        else
+          s.w[h][j] = in ? load_words<S::kRowWords, true>(l.w[0][0] + (k0 + dk) * p.ldw) : Words<S::kRowWords>{};
       }
+    if constexpr (kWU) {
+      bool edge = false;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int j = 0; j < S::kRows; ++j) edge |= !piece_inside<S::kRowWords>(l.w[0][0] + (k0 + row_dk<E>(h, j)) * p.ldw, w_begin, w_end);
+      if (edge) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int j = 0; j < S::kRows; ++j) {
+            const E* at = l.w[0][0] + (k0 + row_dk<E>(h, j)) * p.ldw;
+            if (!piece_inside<S::kRowWords>(at, w_begin, w_end)) s.w[h][j] = load_words_by_element<S::kRowWords>(at, w_end);
+          }
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+#pragma unroll
+        for (int j = 0; j < S::kRows; ++j)
+          if (k0 + kPerWord<E> * t + row_dk<E>(h, j) >= p.k) s.w[h][j] = Words<S::kRowWords>{};
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       // k slot t of the half's mma and slot t + 4 (k pairs for 16-bit elements).
@@ -249,6 +393,10 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
         if constexpr (kXK) {
           s.x[h][mt].v[0] = lo ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk)) : 0u;
           s.x[h][mt].v[1] = hi ? __ldg(reinterpret_cast<const unsigned*>(l.x[mt] + kk + far)) : 0u;
+          if constexpr (kWU && kPerWord<E> == 2) {  // a pair of k = k - 1 and k: the second zeroed
+            if (kk + 1 == p.k) s.x[h][mt].v[0] &= 0xffffu;
+            if (kk + far + 1 == p.k) s.x[h][mt].v[1] &= 0xffffu;
+          }
         } else {
           s.x[h][mt].v[0] = lo ? gather_x<E, 1>(l.x[mt], kk, p.ldx).v[0] : 0u;
           s.x[h][mt].v[1] = hi ? gather_x<E, 1>(l.x[mt], kk + far, p.ldx).v[0] : 0u;
@@ -335,7 +483,7 @@ __device__ __forceinline__ void store_sum(const Args& p, const epi::Scalars& sc,
   D[r * p.d_big + i * p.d_small] = epi::finish<TD>(p.epi, sc, sum, C + r * p.c_big + i * p.c_small, bias);
 }
 
-template <class T, class TD, int MT, bool kWK, bool kXK>
+template <class T, class TD, int MT, bool kWK, bool kXK, bool kWU = false>
 __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
@@ -357,16 +505,18 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
   const std::int64_t step_stride = kWK ? workers : 1;
   const std::int64_t step_count = p.steps_each + (worker < p.steps_more ? 1 : 0);
   const epi::Scalars sc = epi::scalars(p.epi);
+  const E* w_begin = static_cast<const E*>(p.w);
+  const E* w_end = w_begin + p.w_extent;
   for (std::int64_t item = blockIdx.y; item < p.batch; item += gridDim.y) {
     const E* W = static_cast<const E*>(p.w) + item * p.stride_w;
     const E* X = static_cast<const E*>(p.x) + item * p.stride_x;
-    const Lane<E, MT, NT, kWK> l = lane_setup<E, MT, NT, kWK, kXK>(p, W, X, r0, g, t);
+    const Lane<E, MT, NT, kWK> l = lane_setup<E, MT, NT, kWK, kXK, kWU>(p, W, X, r0, g, t);
     float acc[NT][MT][4] = {};
     // One step of loads, then its mma: a second step in flight per warp (registers for both)
     // left fewer CTAs resident, and as many bytes in flight per SM.
     Step<E, MT, NT, kWK> cur;
     for (std::int64_t s = 0; s < step_count; ++s) {
-      load_step<E, MT, NT, kWK, kXK>(cur, l, p, (step_first + s * step_stride) * kStepK<E>, t);
+      load_step<E, MT, NT, kWK, kXK, kWU>(cur, l, p, (step_first + s * step_stride) * kStepK<E>, t, w_begin, w_end);
       mma_step<T>(acc, cur);
     }
     // The warps' sums, then the CTA's (warp order), then the cluster's (rank order).
@@ -397,11 +547,16 @@ __global__ void __launch_bounds__(kThreads) skinny_gemm(const Args p) {
 
 using Kernel = void (*)(Args);
 
-// The instantiation for X's columns in mt groups of 8 (1, 2, 4 or 8), W's layout and X's: an
-// MN-major X is read as stored with 1 or 2 groups only, and for TF32 over a big-major W only
-// (else nullptr: the caller copies X; skinny.cu, x_as_stored, says why).
+// The instantiation for X's columns in mt groups of 8 (1, 2, 4 or 8), W's layout and X's, and
+// whether W is read unaligned: an MN-major X is read as stored with 1 or 2 groups only, for TF32
+// over a big-major W only, and not beside an unaligned W (else nullptr: the caller copies X;
+// skinny.cu, x_as_stored, says why).
 template <class T, class TD, int MT>
-Kernel kernel_for(bool w_kmajor, bool x_kmajor) {
+Kernel kernel_for(bool w_kmajor, bool x_kmajor, bool w_unaligned) {
+  if (w_unaligned) {
+    if (!x_kmajor) return nullptr;
+    return w_kmajor ? skinny_gemm<T, TD, MT, true, true, true> : skinny_gemm<T, TD, MT, false, true, true>;
+  }
   if (x_kmajor) return w_kmajor ? skinny_gemm<T, TD, MT, true, true> : skinny_gemm<T, TD, MT, false, true>;
   if constexpr (MT <= 2) {
     if (!w_kmajor) return skinny_gemm<T, TD, MT, false, false>;
@@ -410,12 +565,12 @@ Kernel kernel_for(bool w_kmajor, bool x_kmajor) {
   return nullptr;
 }
 template <class T, class TD>
-Kernel kernel_for(int mt, bool w_kmajor, bool x_kmajor) {
+Kernel kernel_for(int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned) {
   switch (mt) {
-    case 1: return kernel_for<T, TD, 1>(w_kmajor, x_kmajor);
-    case 2: return kernel_for<T, TD, 2>(w_kmajor, x_kmajor);
-    case 4: return kernel_for<T, TD, 4>(w_kmajor, x_kmajor);
-    case 8: return kernel_for<T, TD, 8>(w_kmajor, x_kmajor);
+    case 1: return kernel_for<T, TD, 1>(w_kmajor, x_kmajor, w_unaligned);
+    case 2: return kernel_for<T, TD, 2>(w_kmajor, x_kmajor, w_unaligned);
+    case 4: return kernel_for<T, TD, 4>(w_kmajor, x_kmajor, w_unaligned);
+    case 8: return kernel_for<T, TD, 8>(w_kmajor, x_kmajor, w_unaligned);
     default: return nullptr;
   }
 }

@@ -4,8 +4,9 @@
 
 namespace gemmlab::detail::skinny {
 
-Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor) {
-  return f32_out ? kernel_for<__nv_bfloat16, float>(mt, w_kmajor, x_kmajor) : kernel_for<__nv_bfloat16, __nv_bfloat16>(mt, w_kmajor, x_kmajor);
+Kernel kernel_bf16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned) {
+  return f32_out ? kernel_for<__nv_bfloat16, float>(mt, w_kmajor, x_kmajor, w_unaligned)
+                 : kernel_for<__nv_bfloat16, __nv_bfloat16>(mt, w_kmajor, x_kmajor, w_unaligned);
 }
 
 }  // namespace gemmlab::detail::skinny

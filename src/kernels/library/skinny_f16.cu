@@ -4,8 +4,9 @@
 
 namespace gemmlab::detail::skinny {
 
-Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor) {
-  return f32_out ? kernel_for<__half, float>(mt, w_kmajor, x_kmajor) : kernel_for<__half, __half>(mt, w_kmajor, x_kmajor);
+Kernel kernel_f16(bool f32_out, int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned) {
+  return f32_out ? kernel_for<__half, float>(mt, w_kmajor, x_kmajor, w_unaligned)
+                 : kernel_for<__half, __half>(mt, w_kmajor, x_kmajor, w_unaligned);
 }
 
 }  // namespace gemmlab::detail::skinny

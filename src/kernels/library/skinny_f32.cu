@@ -5,6 +5,8 @@
 
 namespace gemmlab::detail::skinny {
 
-Kernel kernel_tf32(int mt, bool w_kmajor, bool x_kmajor) { return kernel_for<Tf32, float>(mt, w_kmajor, x_kmajor); }
+Kernel kernel_tf32(int mt, bool w_kmajor, bool x_kmajor, bool w_unaligned) {
+  return kernel_for<Tf32, float>(mt, w_kmajor, x_kmajor, w_unaligned);
+}
 
 }  // namespace gemmlab::detail::skinny
