@@ -21,8 +21,9 @@
 //     workspace, no atomics, no second kernel.
 //   - FP32 operands, where the call allows TF32, take the same path with m16n8k8.tf32.
 //   - A W that is not in 16-byte vectors (an odd k or n, a view) is read in place all the same
-//     (kWU): each lane's bytes come from the aligned pair of vectors around them, shifted out, and
-//     the elements past k (or past W's end) read as zero. The operand copy the tile kernels need
+//     (kWU): each lane loads its piece of a row from the aligned place below it, takes the rest
+//     from its neighbour's piece by a shuffle, and shifts its bytes out; the elements past k (or
+//     past W's end) read as zero. The operand copy the tile kernels need
 //     there (operand_copy.hpp) would read and write W once more before the GEMM reads it.
 #pragma once
 
@@ -163,7 +164,8 @@ __device__ __forceinline__ Words<N> load_words(const void* at) {
 template <int N> constexpr int kPieceAlign = N >= 4 ? 16 : 4 * N;
 template <int N, class E>
 __device__ __forceinline__ bool piece_inside(const E* at, const E* begin, const E* end) {
-  const char* base = reinterpret_cast<const char*>(at) - (reinterpret_cast<std::uintptr_t>(at) & unsigned(kPieceAlign<N> - 1));
+  const char* base =
+      reinterpret_cast<const char*>(at) - (reinterpret_cast<std::uintptr_t>(at) & unsigned(kPieceAlign<N> - 1));
   return base >= reinterpret_cast<const char*>(begin) && base + 8 * N <= reinterpret_cast<const char*>(end);
 }
 template <int N, int kNext, bool kPrefetch, class E>
@@ -367,7 +369,8 @@ __device__ __forceinline__ void load_step(Step<E, MT, NT, kWK>& s, const Lane<E,
 #pragma unroll
       for (int h = 0; h < 2; ++h)
 #pragma unroll
-        for (int j = 0; j < S::kRows; ++j) edge |= !piece_inside<S::kRowWords>(l.w[0][0] + (k0 + row_dk<E>(h, j)) * p.ldw, w_begin, w_end);
+        for (int j = 0; j < S::kRows; ++j)
+          edge |= !piece_inside<S::kRowWords>(l.w[0][0] + (k0 + row_dk<E>(h, j)) * p.ldw, w_begin, w_end);
       if (edge) {
 #pragma unroll
         for (int h = 0; h < 2; ++h)

@@ -1,5 +1,6 @@
-// The skinny kernel's instantiations for bf16 operands (skinny.cuh): D in bf16 or f32, 1 to 8 groups
-// of 8 short-side columns, W K-major or big-major, X K-major or (1 or 2 groups) MN-major.
+// The skinny kernel's instantiations for bf16 operands (skinny.cuh): D in bf16 or f32, 1 to 8
+// groups of 8 short-side columns, W K-major or big-major (in 16-byte vectors or read unaligned), X
+// K-major or (1 or 2 groups) MN-major.
 #include "kernels/library/skinny.cuh"
 
 namespace gemmlab::detail::skinny {

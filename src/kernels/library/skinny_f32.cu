@@ -1,6 +1,6 @@
-// The skinny kernel's instantiations for FP32 operands multiplied as TF32 (skinny.cuh): D in f32,
-// 1 to 8 groups of 8 short-side columns, W K-major or big-major, X K-major or (1 or 2
-// groups, over a big-major W) MN-major.
+// The skinny kernel's instantiations for FP32 operands multiplied as TF32 (skinny.cuh): D in f32, 1
+// to 8 groups of 8 short-side columns, W K-major or big-major (in 16-byte vectors or read
+// unaligned), X K-major or (1 or 2 groups, over a big-major W) MN-major.
 #include "kernels/library/skinny.cuh"
 
 namespace gemmlab::detail::skinny {
