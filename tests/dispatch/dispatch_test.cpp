@@ -20,6 +20,7 @@
 #include "kernels/library/simt.hpp"
 #include "kernels/library/sm90.hpp"
 #include "kernels/library/small.hpp"
+#include "kernels/library/split_k.hpp"
 #include "kernels/library/tail.hpp"
 #include "kernels/library/tf32.hpp"
 
@@ -531,7 +532,9 @@ TEST(DispatchSm90, SixtyFourRowTilesForShortMOrTooFewTiles) {
   EXPECT_EQ(tile(512, 512, 512), (Tile{64, 64}));
   EXPECT_EQ(tile(64, 4096, 4096), (Tile{64, 32}));    // 64 tiles of 64 x 64, 128 of 64 x 32, not split (below)
   EXPECT_EQ(tile(128, 2048, 2048), (Tile{64, 32}));   // likewise
-  EXPECT_EQ(tile(64, 2048, 2048), (Tile{64, 64}));    // 64 of 64 x 32 would still leave half the SMs idle
+  EXPECT_EQ(tile(64, 2048, 2048), (Tile{64, 32}));    // 64 of 64 x 32 leave half the SMs idle, but K <= n
+  EXPECT_EQ(tile(40, 2048, 2048), (Tile{64, 64}));    // a tile row 37% padding
+  EXPECT_EQ(tile(64, 2048, 4096), (Tile{64, 64}));    // K = 2 n: split-K of 64 x 64 tiles serves better
   EXPECT_EQ(tile(96, 2048, 2048), (Tile{64, 64}));    // a tile row a quarter padding
   EXPECT_EQ(tile(128, 2048, 8192), (Tile{64, 64}));   // K long against m and n
   EXPECT_EQ(tile(768, 768, 768), (Tile{128, 64}));    // 72 tiles of 128 x 64: over half the SMs
@@ -1545,4 +1548,36 @@ TEST(DispatchModel, Tf32TransposedProblemOnlyWhereItCopiesNothing) {
     EXPECT_NE(describe(c, p).config.find(m == 5788 ? "swap_ab=d_col_major" : "copy_a=k_major"), std::string::npos)
         << describe(c, p).config;
   }
+}
+
+// Split-K's slice count weighs the partial sums against the operand bytes the slices read: A and B
+// once, or as the tiles read them, A once per column of tiles and B once per row. Counting the
+// re-reads gives more slices; the 16-bit kernels count them only where the tiles chosen so far
+// leave most SMs idle, the TF32 kernel always (docs/shapes.md, "Split-K counts the tiles' re-reads").
+TEST(DispatchSplitK, SlicesCountTheTilesReReadsWhereTheTilesLeaveSMsIdle) {
+  const std::size_t room = std::size_t(1) << 26;
+  const Problem tf32 = [] {
+    Problem p = problem(DataType::f32, DataType::f32, 170, 1024, 4096);
+    p.tf32 = true;
+    return p;
+  }();
+  // 16 tiles of 128 x 128 for 132 SMs; 128 k-tiles of 32, slices of at least 16.
+  EXPECT_EQ(split_k_model(tf32, 128, 128, false, 132, 32, 16, room), 2);
+  EXPECT_EQ(split_k_model(tf32, 128, 128, true, 132, 32, 16, room), 8);
+  // The workspace still bounds the slices: 8 of 170 x 1024 floats need 5.6 MB.
+  EXPECT_EQ(split_k_model(tf32, 128, 128, true, 132, 32, 16, std::size_t(3) << 20), 4);
+  const DeviceState dev = h100();
+  EXPECT_EQ(tf32_model_choice(tf32, dev, room, false).splits, 8);
+  const auto bf16 = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return sm90_model_choice(problem(DataType::bf16, DataType::bf16, m, n, k), dev, room, false);
+  };
+  // 48 tiles of 128 x 64 (at most 40% of the SMs busy): 5 slices of 128 x 128 tiles, not whole tiles.
+  const Sm90Config idle = bf16(500, 768, 6144);
+  EXPECT_EQ(idle.tile_n, 128);
+  EXPECT_EQ(idle.splits, 5);
+  // 96 tiles of 128 x 64: whole, with a stream-K tail, as before (split, they ran 1.4x slower).
+  const Sm90Config busy = bf16(343, 2048, 2048);
+  EXPECT_EQ(busy.splits, 1);
+  EXPECT_EQ(busy.tile_n, 64);
+  EXPECT_EQ(bf16(1024, 1024, 4096).splits, 1);
 }

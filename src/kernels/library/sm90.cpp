@@ -354,14 +354,18 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
   // stream-K tail shares out such a launch too, but its owner adds every helper's partial tile
   // alone; split-K's second pass spreads the adding over the GPU.
-  // 64-row tiles are split as they are (m <= 64, or a K short against m and n).
-  {
+  // 64-row tiles are split as they are (m <= 64, or a K short against m and n); 64 x 32 tiles are
+  // not (they are taken to fill SMs without a split). The slices count the tiles' re-reads of the
+  // operands only where the tiles chosen so far leave most SMs idle (at most 40% busy): where they
+  // fill more, split 128 x 128 tiles ran slower than the whole tiles with a stream-K tail (343 x
+  // 2048 x 2048, 1024 x 1024 x 4096; docs/shapes.md, "Split-K counts the tiles' re-reads").
+  if (c.tile_n != 32) {
     constexpr std::int64_t kMinSliceTiles = 8;
+    const bool idle = 5 * cdiv(p.m, c.tile_m) * cdiv(p.n, c.tile_n) <= 2 * std::int64_t(sms);
     const int rows = c.tile_m == 64 ? 64 : 128, width = rows == 64 ? c.tile_n : !p.grouped() && p.n <= 64 ? 64 : 128;
-    const std::int64_t tiles = cdiv(p.m, rows) * cdiv(p.n, width);
     const std::int64_t resident = counted_resident(Sm90Config{rows, width, 1}, state);
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
-    if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2) {
+    if (const std::int64_t splits = split_k_model(p, rows, width, idle, resident, kBK, kMinSliceTiles, room); splits >= 2) {
       c.tile_m = rows, c.tile_n = width, c.cluster = 1, c.stream_k = 0;
       c.splits = int(splits);
     }
@@ -400,16 +404,19 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   c.tile_m = 64, c.tile_n = 64, c.cluster = 1;
   // 64 x 32 tiles where they fill more than half a wave and at most one, which 64 x 64 ones would
   // fill at most half of: a tile reads A once per 32 columns instead of 64, so they pay only where
-  // they turn idle SMs into busy ones without split-K. Not where a tile row is over an eighth
-  // padding (the added CTAs multiply zeros), where K is long against m and n (split-K of 64 x 64
-  // tiles serves better), with fewer than 16 k-tiles (a tile's fixed costs dominate: 512^3 measured
-  // no faster), or where an operand's rows lie off the 32-byte sectors, whose slow reads twice the
-  // CTAs would make (docs/shapes.md, "64 x 32 tiles").
+  // they turn idle SMs into busy ones without split-K. Also at half a wave or less where K <= max(m,
+  // n): slices of so short a K gain less than twice the CTAs (58 x 2048 x 2048: 0.0101 ms against
+  // 0.0124 in 64 x 64 tiles split in 2). Not where a tile row is over an eighth padding (the added
+  // CTAs multiply zeros), where K is long against m and n (split-K of 64 x 64 tiles serves better),
+  // with fewer than 16 k-tiles (a tile's fixed costs dominate: 512^3 measured no faster), or where
+  // an operand's rows lie off the 32-byte sectors, whose slow reads twice the CTAs would make
+  // (docs/shapes.md, "64 x 32 tiles").
   constexpr std::int64_t kMinKTiles32 = 16;
   const std::int64_t tiles32 = cdiv(p.m, 64) * cdiv(p.n, 32) * p.batch, padding = cdiv(p.m, 64) * 64 - p.m;
   const std::int64_t resident32 = counted_resident(Sm90Config{64, 32, 1}, state);
-  if (8 * padding > p.m || p.k > 2 * std::max(p.m, p.n) || cdiv(p.k, kBK) < kMinKTiles32 || 2 * tiles32 <= resident32 ||
-      tiles32 > resident32)
+  const bool short_k = p.k <= std::max(p.m, p.n);
+  if (8 * padding > p.m || p.k > 2 * std::max(p.m, p.n) || cdiv(p.k, kBK) < kMinKTiles32 ||
+      (2 * tiles32 <= resident32 && !short_k) || tiles32 > resident32)
     return c;
   const Copies copies = copies_for(p);  // only here: the rows' alignment is the last thing asked
   if (!rows_off_sectors(p, p.a, copies.a.needed) && !rows_off_sectors(p, p.b, copies.b.needed)) c.tile_n = 32;

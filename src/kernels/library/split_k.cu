@@ -109,12 +109,17 @@ std::optional<std::string> split_k_refusal(const Problem& p, int splits, int bk)
   return std::nullopt;
 }
 
-std::int64_t split_k_model(const Problem& p, std::int64_t tiles, std::int64_t resident, int bk,
-                           std::int64_t min_slice_tiles, std::size_t room) {
+std::int64_t split_k_model(const Problem& p, int tile_m, int tile_n, bool count_rereads, std::int64_t resident,
+                           int bk, std::int64_t min_slice_tiles, std::size_t room) {
+  const std::int64_t row_tiles = (p.m + tile_m - 1) / tile_m, col_tiles = (p.n + tile_n - 1) / tile_n;
+  const std::int64_t tiles = row_tiles * col_tiles;
   if (p.grouped() || p.batch != 1 || p.m * p.n > INT_MAX || tiles <= 0) return 1;
   const std::int64_t k_tiles = (p.k + bk - 1) / bk;
   std::int64_t splits = std::min(resident / tiles, k_tiles / min_slice_tiles);
-  const double operand_bytes_per_k = double(p.m + p.n) * double(size_of(p.ab));
+  // The operand bytes a slice reads per unit of K: A and B once, or, counting the tiles' re-reads,
+  // each row of A once per column of tiles and each column of B once per row of tiles.
+  const double operand_bytes_per_k =
+      (count_rereads ? double(p.m * col_tiles + p.n * row_tiles) : double(p.m + p.n)) * double(size_of(p.ab));
   auto heavy = [&](std::int64_t s) {
     const double slice_k = double((k_tiles + s - 1) / s * bk);
     return 8.0 * double(p.m) * double(p.n) > 0.25 * operand_bytes_per_k * slice_k;

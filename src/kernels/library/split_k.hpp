@@ -22,15 +22,17 @@ struct SplitK {
 };
 SplitK split_k_slices(std::int64_t k, int splits, int bk);
 
-// The model's slice count for p (one problem) on `tiles` output tiles with `resident` CTAs on the
-// GPU and k-tiles `bk` deep: as many slices as bring the tiles to about a wave, each at least
+// The model's slice count for p (one problem) in tiles of tile_m x tile_n with `resident` CTAs on
+// the GPU and k-tiles `bk` deep: as many slices as bring the tiles to about a wave, each at least
 // `min_slice_tiles` deep, halved while their partial sums (written by the first pass and read by
 // the second: 8 bytes an output per slice) outweigh a quarter of the operand bytes a slice reads,
-// or do not fit `room` bytes of workspace. 1: no split. On the H100 and H200 split-K lost where
-// m x n is large against k (1024^3 in 2 slices: 0.66x) and won where k is long against it
-// (512 x 512 x 32768 in 8: 1.47x; docs/shapes.md).
-std::int64_t split_k_model(const Problem& p, std::int64_t tiles, std::int64_t resident, int bk,
-                           std::int64_t min_slice_tiles, std::size_t room);
+// or do not fit `room` bytes of workspace. 1: no split. The operand bytes count A and B once, or,
+// with `count_rereads`, as the tiles read them (A once per column of tiles, B once per row): more
+// slices, which pay where the tiles leave most SMs idle (docs/shapes.md, "Split-K counts the
+// tiles' re-reads"). On the H100 and H200 split-K lost where m x n is large against k (1024^3 in 2
+// slices: 0.66x) and won where k is long against it (512 x 512 x 32768 in 8: 1.47x; docs/shapes.md).
+std::int64_t split_k_model(const Problem& p, int tile_m, int tile_n, bool count_rereads, std::int64_t resident,
+                           int bk, std::int64_t min_slice_tiles, std::size_t room);
 
 // Why p cannot be split into `splits` slices of k-tiles `bk` deep, or nothing: one problem only
 // (not a batch or groups), not batch-invariant (the slices depend on the shape), at most one slice

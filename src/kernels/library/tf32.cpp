@@ -349,14 +349,16 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   c.cluster = c.tile_m != 64 && tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;  // 64 rows: alone
   c.stream_k = int(TailMode::when_faster);
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
-  // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum).
+  // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum), their partial sums weighed
+  // against the operand bytes the tiles read, re-reads included (docs/shapes.md, "Split-K counts
+  // the tiles' re-reads").
   {
     constexpr std::int64_t kMinSliceTiles = 16;
     Tf32Config alone = c;
     alone.cluster = 1;
     const std::int64_t resident = resident_units(alone, state);
     const std::size_t copy = copies_bytes(p), room = workspace_bytes > copy ? workspace_bytes - copy : 0;
-    if (const std::int64_t splits = split_k_model(p, tiles, resident, kBK, kMinSliceTiles, room); splits >= 2)
+    if (const std::int64_t splits = split_k_model(p, c.tile_m, kBN, true, resident, kBK, kMinSliceTiles, room); splits >= 2)
       c.cluster = 1, c.stream_k = 0, c.splits = int(splits);
   }
   return c;
