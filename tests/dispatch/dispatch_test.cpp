@@ -1575,7 +1575,7 @@ TEST(DispatchSplitK, SlicesCountTheTilesReReadsWhereTheTilesLeaveSMsIdle) {
   const Sm90Config idle = bf16(500, 768, 6144);
   EXPECT_EQ(idle.tile_n, 128);
   EXPECT_EQ(idle.splits, 5);
-  // 96 tiles of 128 x 64: whole, with a stream-K tail, as before (split, they ran 1.4x slower).
+  // 96 tiles of 128 x 64: whole, with a stream-K tail, as before (split, they ran slower).
   const Sm90Config busy = bf16(343, 2048, 2048);
   EXPECT_EQ(busy.splits, 1);
   EXPECT_EQ(busy.tile_n, 64);

@@ -405,11 +405,11 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
   // 64 x 32 tiles where they fill more than half a wave and at most one, which 64 x 64 ones would
   // fill at most half of: a tile reads A once per 32 columns instead of 64, so they pay only where
   // they turn idle SMs into busy ones without split-K. Also at half a wave or less where K <= max(m,
-  // n): slices of so short a K gain less than twice the CTAs (58 x 2048 x 2048: 0.0101 ms against
-  // 0.0124 in 64 x 64 tiles split in 2). Not where a tile row is over an eighth padding (the added
-  // CTAs multiply zeros), where K is long against m and n (split-K of 64 x 64 tiles serves better),
-  // with fewer than 16 k-tiles (a tile's fixed costs dominate: 512^3 measured no faster), or where
-  // an operand's rows lie off the 32-byte sectors, whose slow reads twice the CTAs would make
+  // n): slices of so short a K gain less than twice the CTAs (docs/shapes.md, "Split-K counts the
+  // tiles' re-reads"). Not where a tile row is over an eighth padding (the added CTAs multiply
+  // zeros), where K is long against m and n (split-K of 64 x 64 tiles serves better), with fewer
+  // than 16 k-tiles (a tile's fixed costs dominate: 512^3 measured no faster), or where an
+  // operand's rows lie off the 32-byte sectors, whose slow reads twice the CTAs would make
   // (docs/shapes.md, "64 x 32 tiles").
   constexpr std::int64_t kMinKTiles32 = 16;
   const std::int64_t tiles32 = cdiv(p.m, 64) * cdiv(p.n, 32) * p.batch, padding = cdiv(p.m, 64) * 64 - p.m;
