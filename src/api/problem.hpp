@@ -16,6 +16,9 @@
 
 namespace gemmlab::detail {
 
+// ceil(a / b) for positive sizes: the tiles (or slices, waves) that cover a extent of a.
+constexpr std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 // Element (i, kk) of op(A) (m x k) is at ptr[i * ld + kk] when k_major, else ptr[kk * ld + i].
 // Element (kk, j) of op(B) (k x n) is at ptr[j * ld + kk] when k_major, else ptr[kk * ld + j].
 struct Operand {

@@ -55,8 +55,6 @@ std::size_t copy_line_bytes(const Operand& o, std::int64_t k, std::size_t elem_b
 
 namespace {
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // The waves of blocks of rows x cols over m x n (whole blocks, then the last row and column).
 std::int64_t blocks_waves(std::int64_t m, std::int64_t n, std::int64_t rows, std::int64_t cols, int tile_m, int tile_n,
                           std::int64_t slots) {

@@ -37,7 +37,6 @@ constexpr int kBK = 16;
 constexpr std::int64_t kMaxGridX = INT_MAX, kMaxGridYZ = 65535;
 static_assert(kStreamKFlags <= kFlagCount, "the tail's arrival counters fit the scratch flags");
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 // The model's configurations, in the index order of DeviceState::simt_resident, with their

@@ -44,8 +44,6 @@ constexpr std::int64_t kPersistentMinWaves = 2, kPersistentMinStages = 64;  // s
 constexpr std::int64_t kMaxSmallSimt = 16;  // the CUDA-core form's S: 1, 2, 4, 8 or 16
 constexpr int kMaxSplits = kSkinnyMaxSplits;
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // The kernel's view of p: the long operand W (big x k) and the short X (small x k). With a short
 // m (a decode step), W is op(B)^T and D's rows are X's: swap-AB.
 struct Sides {

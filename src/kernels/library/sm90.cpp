@@ -31,8 +31,6 @@ namespace {
 
 constexpr int kBK = 64;
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // How long a dense launch of height x width tiles takes, in units of one tile row-column: as many
 // rounds as its fullest SM has tiles, each as long as a tile's area.
 double rounds_x_area(const Problem& p, int sms, std::int64_t height, std::int64_t width) {

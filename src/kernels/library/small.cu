@@ -23,8 +23,6 @@ Kernel kernel_f16(bool f32_out, bool a_k_major, bool b_k_major);
 
 namespace {
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // Operand o is copied as it is stored, 16 bytes (8 elements) at a time.
 bool copies_whole(const Operand& o, std::int64_t batch) { return rows_aligned(o.ptr, o.ld, o.stride, batch, 2, 16); }
 

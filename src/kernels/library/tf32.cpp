@@ -25,8 +25,6 @@ namespace {
 // The kernel's tile (tc::sm90::Tf32TileOf, hopper_tf32.cuh): Tf32Config::tile_m (256, 128 or 64) x 128 x 32.
 constexpr int kBN = 128, kBK = 32;
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 #ifdef GEMMLAB_HAVE_SM90A
 const std::vector<Tf32Entry>& entries() { return tf32_entries(); }
 #else
