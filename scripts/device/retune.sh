@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Retunes this GPU's dispatch table for some precisions and measures the shape suite with the
-# table before and after, in one device call (everything into $OUT/r.tgz):
+# table before and after, in one device call (everything into $OUT/retune.tgz):
 #   PREBUILT=.devcarry/cli.tgz TUNE_PRECISIONS=bf16,fp16 scripts/device/retune.sh
 # 1. `gemmlab tune --table tune.json --precisions TUNE_PRECISIONS` (tune.txt);
 # 2. new.json: those classes from the tune, every other class from data/dispatch/<gpu>.json;
@@ -74,4 +74,4 @@ for suite in ('', 'heldout-'):
                       f"{n[c]['plan'].split(' ', 1)[1][:60]}")
 PY
 # The device returns a few loose files only: everything in one archive.
-cd "$out" && tar czf /tmp/retune.tgz . && rm -rf ./* && mv /tmp/retune.tgz r.tgz
+cd "$out" && tar czf /tmp/retune.tgz . && rm -rf ./* && mv /tmp/retune.tgz retune.tgz
