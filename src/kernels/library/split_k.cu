@@ -95,15 +95,15 @@ void launch(const ReduceArgs& a, int vec, unsigned blocks, cudaStream_t stream) 
 
 SplitK split_k_slices(std::int64_t k, int splits, int bk) {
   if (splits <= 1) return {};
-  const std::int64_t k_tiles = (k + bk - 1) / bk, per = (k_tiles + splits - 1) / splits;
-  return {int((k_tiles + per - 1) / per), int(per)};
+  const std::int64_t k_tiles = cdiv(k, bk), per = cdiv(k_tiles, splits);
+  return {int(cdiv(k_tiles, per)), int(per)};
 }
 
 std::optional<std::string> split_k_refusal(const Problem& p, int splits, int bk) {
   if (p.grouped() || p.batch > 1) return std::string("split-K takes one problem, not a batch or groups");
   if (p.determinism == Determinism::batch_invariant)
     return std::string("split-K's slices depend on the shape: not batch-invariant");
-  if (splits > (p.k + bk - 1) / bk)
+  if (splits > cdiv(p.k, bk))
     return fmt::format("{} splits of K = {}: at most one per {}-deep k-tile", splits, p.k, bk);
   if (p.m * p.n > INT_MAX) return std::string("split-K: m x n too large for its reduction's 32-bit indices");
   return std::nullopt;
@@ -111,17 +111,17 @@ std::optional<std::string> split_k_refusal(const Problem& p, int splits, int bk)
 
 std::int64_t split_k_model(const Problem& p, int tile_m, int tile_n, bool count_rereads, std::int64_t resident,
                            int bk, std::int64_t min_slice_tiles, std::size_t room) {
-  const std::int64_t row_tiles = (p.m + tile_m - 1) / tile_m, col_tiles = (p.n + tile_n - 1) / tile_n;
+  const std::int64_t row_tiles = cdiv(p.m, tile_m), col_tiles = cdiv(p.n, tile_n);
   const std::int64_t tiles = row_tiles * col_tiles;
   if (p.grouped() || p.batch != 1 || p.m * p.n > INT_MAX || tiles <= 0) return 1;
-  const std::int64_t k_tiles = (p.k + bk - 1) / bk;
+  const std::int64_t k_tiles = cdiv(p.k, bk);
   std::int64_t splits = std::min(resident / tiles, k_tiles / min_slice_tiles);
   // The operand bytes a slice reads per unit of K: A and B once, or, counting the tiles' re-reads,
   // each row of A once per column of tiles and each column of B once per row of tiles.
   const double operand_bytes_per_k =
       (count_rereads ? double(p.m * col_tiles + p.n * row_tiles) : double(p.m + p.n)) * double(size_of(p.ab));
   auto heavy = [&](std::int64_t s) {
-    const double slice_k = double((k_tiles + s - 1) / s * bk);
+    const double slice_k = double(cdiv(k_tiles, s) * bk);
     return 8.0 * double(p.m) * double(p.n) > 0.25 * operand_bytes_per_k * slice_k;
   };
   while (splits >= 2 && (heavy(splits) || split_k_parts_bytes(p, splits) > room)) splits /= 2;
@@ -160,8 +160,8 @@ void launch_split_k_reduce(const Problem& p, const float* parts, int splits, int
   const std::int64_t vecs = p.m * p.n / vec, threads = std::int64_t(std::max(1, sms)) * 2048;
   a.ways = 1;
   while (a.ways < kWarps && a.ways < splits && vecs * a.ways * 2 <= threads) a.ways *= 2;
-  const std::int64_t runs = (vecs + 31) / 32, per_block = kWarps / a.ways;
-  const unsigned blocks = unsigned(std::min<std::int64_t>((runs + per_block - 1) / per_block, std::int64_t(std::max(1, sms)) * 32));
+  const std::int64_t runs = cdiv(vecs, 32), per_block = kWarps / a.ways;
+  const unsigned blocks = unsigned(std::min<std::int64_t>(cdiv(runs, per_block), std::int64_t(std::max(1, sms)) * 32));
   switch (p.cd) {
     case DataType::f32: launch<float>(a, vec, blocks, stream); break;
     case DataType::bf16: launch<__nv_bfloat16>(a, vec, blocks, stream); break;

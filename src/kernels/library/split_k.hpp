@@ -29,8 +29,8 @@ SplitK split_k_slices(std::int64_t k, int splits, int bk);
 // or do not fit `room` bytes of workspace. 1: no split. The operand bytes count A and B once, or,
 // with `count_rereads`, as the tiles read them (A once per column of tiles, B once per row): more
 // slices, which pay where the tiles leave most SMs idle (docs/shapes.md, "Split-K counts the
-// tiles' re-reads"). On the H100 and H200 split-K lost where m x n is large against k (1024^3 in 2
-// slices: 0.66x) and won where k is long against it (512 x 512 x 32768 in 8: 1.47x; docs/shapes.md).
+// tiles' re-reads"). Split-K loses where m x n is large against k and wins where k is long against
+// it (docs/shapes.md, "Split-K for a few tiles with a long K").
 std::int64_t split_k_model(const Problem& p, int tile_m, int tile_n, bool count_rereads, std::int64_t resident,
                            int bk, std::int64_t min_slice_tiles, std::size_t room);
 
