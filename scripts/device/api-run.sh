@@ -8,7 +8,7 @@
 #   STEPS="build tests retests examples explain bench torch flush shapes coldtune sanitize race tune lab" (default:
 #   all but retests, flush, shapes, coldtune, race, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
-#   CAP_TESTS=150 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
+#   CAP_TESTS=240 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
 #   RACE_CASES="--precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520" (the race step: racecheck on
 #   one `gemmlab run --kernel auto` call each, without the lab's reference or cuBLAS)
 #   FLUSH_PRECISIONS=bf16 FLUSH_ROUNDS=2 (the flush step: the shape suite with the L2 flushed by a write, then by
@@ -77,7 +77,7 @@ fi
 
 if want tests; then
   t0=$SECONDS
-  (cd build && timeout "${CAP_TESTS:-150}" ctest -L gpu --output-on-failure --timeout 600 -j 4 >"$out/gpu-tests.log" 2>&1)
+  (cd build && timeout "${CAP_TESTS:-240}" ctest -L gpu --output-on-failure --timeout 600 -j 4 >"$out/gpu-tests.log" 2>&1)
   rc=$?
   res=$(grep -E "tests passed|tests failed" "$out/gpu-tests.log" | tail -1)
   [ $rc -eq 124 ] && res="time cap reached after $(grep -c "Passed" "$out/gpu-tests.log") passed"
@@ -91,7 +91,7 @@ if want retests; then
   t0=$SECONDS
   if [ -s build/Testing/Temporary/LastTestsFailed.log ]; then sel=(--rerun-failed); else
     sel=(-R "LabCli|SweepGpu|Transfer|OccupancyOnGpu|PeakOnGpu|ProfileOnGpu"); fi
-  (cd build && timeout "${CAP_TESTS:-150}" ctest -L gpu "${sel[@]}" --output-on-failure --timeout 300 -j 4 >"$out/gpu-retests.log" 2>&1)
+  (cd build && timeout "${CAP_TESTS:-240}" ctest -L gpu "${sel[@]}" --output-on-failure --timeout 300 -j 4 >"$out/gpu-retests.log" 2>&1)
   rc=$?
   note "GPU tests needing the CLI" "$(grep -E "tests passed|tests failed|No tests were found" "$out/gpu-retests.log" | tail -1) ($((SECONDS - t0)) s)"
   if [ $rc -ne 0 ]; then status=1; grep -E "^\s+[0-9]+ - |Failure|Expected|Which is|error" "$out/gpu-retests.log" | head -30; fi
