@@ -364,13 +364,28 @@ std::string model_words(const Choice& c, const Problem& p) {
   }
 }
 
-// See choose(): a TF32 problem the exact FP32 kernel serves faster than the copies and the tensor cores.
-bool exact_first(const Problem& p) {
+// See choose(): a TF32 problem the exact FP32 kernel serves faster than the copies and the tensor
+// cores (ExactFirst says why; docs/shapes.md, "Small TF32 problems on the exact FP32 kernel" and
+// "TF32 problems bound by their copies").
+enum class ExactFirst { no, small, copies };
+// A copy reads and writes each byte of the operands it copies, and the TF32 kernel reads them once
+// more, where the FP32 kernel reads them once as stored; but the FP32 kernel multiplies at about an
+// eighth of the TF32 rate. So the FP32 kernel goes first where the problem's multiply-adds, counted
+// over the FP32 kernel's smallest tile (32 x 128, its padding included), are few for the bytes
+// copied: the bound lies between the ratios at which the FP32 kernel measured faster and slower
+// (docs/shapes.md, "TF32 problems bound by their copies").
+constexpr double kMaxFlopsPerCopiedByte = 40;
+ExactFirst exact_first_why(const Problem& p) {
+  const std::size_t copies = tf32_copies_bytes(p);
+  if (copies == 0 || p.grouped()) return ExactFirst::no;
   constexpr double kMaxOperandBytes = 4.0 * 1024 * 1024;
-  const double items = double(p.grouped() ? 1 : p.batch);
+  const double items = double(p.batch);
   const double bytes = double(p.m + p.n) * double(p.k) * sizeof(float) * items;
-  return p.m <= 64 && p.n <= 64 && !p.grouped() && bytes <= kMaxOperandBytes && tf32_copies_bytes(p) > 0;
+  if (p.m <= 64 && p.n <= 64 && bytes <= kMaxOperandBytes) return ExactFirst::small;
+  const double padded_flops = 2.0 * double(cdiv(p.m, 32) * 32) * double(cdiv(p.n, 128) * 128) * double(p.k) * items;
+  return padded_flops < kMaxFlopsPerCopiedByte * double(copies) ? ExactFirst::copies : ExactFirst::no;
 }
+bool exact_first(const Problem& p) { return exact_first_why(p) != ExactFirst::no; }
 
 }  // namespace
 
@@ -429,9 +444,8 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   else if (p.ab == DataType::f32) order = {Family::simt};
   // TF32 allowed, but the exact FP32 kernel first where the tensor cores would buy nothing: a D of at
   // most 64 x 64 (a quarter of one 128 x 128 tile) whose operands must be copied first (two more
-  // launches), and few megabytes of them, which the FP32 kernel reads as they are stored. With more
-  // bytes the copies pay for the tensor cores' faster reads (docs/shapes.md, "Small TF32 problems on
-  // the exact FP32 kernel", has the measurements).
+  // launches), and few megabytes of them, which the FP32 kernel reads as they are stored; or any D
+  // whose copies would take longer than the FP32 kernel's multiply-adds (exact_first_why).
   if (p.ab == DataType::f32 && p.tf32 && exact_first(p)) order = {Family::simt, Family::sm90_tf32};
   // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
@@ -445,7 +459,9 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
     c.entry = e;
     return c;
   }
-  if (e)
+  // An entry was measured at a shape whose operands the TMA addresses (no copies): its family does
+  // not override the exact FP32 kernel chosen for the copies' cost.
+  if (e && !(p.ab == DataType::f32 && p.tf32 && exact_first(p)))
     for (std::size_t i = 1; i < order.size(); ++i)
       if (e->kernel == family_name(order[i])) std::rotate(order.begin(), order.begin() + long(i), order.begin() + long(i) + 1);
   for (Family f : order) {
@@ -588,9 +604,12 @@ Plan describe(const Choice& c, const Problem& p) {
       else
         plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
                                   shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
-      if (c.family == Family::simt && p.tf32 && exact_first(p))
+      if (c.family == Family::simt && p.tf32 && exact_first_why(p) == ExactFirst::small)
         plan.reason += "; TF32 allowed, but D is at most 64 x 64 and the tensor-core kernel would copy its "
                        "operands first: the exact FP32 kernel reads them as stored";
+      if (c.family == Family::simt && p.tf32 && exact_first_why(p) == ExactFirst::copies)
+        plan.reason += "; TF32 allowed, but the tensor-core kernel would first copy operands whose bytes take "
+                       "longer than the exact FP32 kernel, which reads them as stored, takes to multiply";
       break;
     case Why::batch_invariant:
       plan.reason = "batch-invariant: one configuration for every m, whole tiles, no split of K";

@@ -880,6 +880,45 @@ TEST(DispatchTf32, SmallProblemsWhoseOperandsNeedCopiesTakeTheExactFp32Kernel) {
   EXPECT_EQ(choose(ctx, exact, ws).family, Family::simt);  // FP32 products asked for: as before
 }
 
+// TF32 allowed, operands the TF32 kernel must copy, and few multiply-adds for the bytes copied
+// (counted over the FP32 kernel's 32 x 128 tiles): the exact FP32 kernel, which reads them as
+// stored, goes first, also where a TF32 table entry lies near. More flops a copied byte, or only
+// a small operand copied, keep the TF32 kernel.
+TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  assume_simt_occupancy(ctx.device);
+  auto tf32 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+    p.tf32 = true;
+    return p;
+  };
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem bound = tf32(44, 2467, 6510);  // 64 x 2560 x 6510 padded: 32 flops a byte of B's 66 MB copy
+  ASSERT_GT(tf32_copies_bytes(bound), std::size_t(60) << 20);
+  const Choice c = choose(ctx, bound, ws);
+  EXPECT_EQ(c.family, Family::simt);
+  EXPECT_NE(describe(c, bound).reason.find("would first copy operands whose bytes take longer"), std::string::npos)
+      << describe(c, bound).reason;
+  EXPECT_EQ(choose(ctx, tf32(17, 3001, 3001), ws).family, Family::simt);
+  EXPECT_EQ(choose(ctx, tf32(44, 2468, 6512), ws).family, Family::sm90_tf32);    // aligned: nothing to copy
+  EXPECT_EQ(choose(ctx, tf32(74, 167, 16833), ws).family, Family::sm90_tf32);    // 167 columns pad to 256: 46
+  EXPECT_EQ(choose(ctx, tf32(2467, 44, 6510), ws).family, Family::sm90_tf32);    // 44 columns pad to 128: 63
+  EXPECT_EQ(choose(ctx, tf32(48, 2000, 10001), ws).family, Family::sm90_tf32);   // only A (1.9 MB) copied
+  EXPECT_EQ(choose(ctx, tf32(1500, 1001, 999), ws).family, Family::sm90_tf32);   // thousands of flops a byte
+  Problem exact = bound;
+  exact.tf32 = false;
+  EXPECT_EQ(choose(ctx, exact, ws).family, Family::simt);
+  // A TF32 entry within the table's reach was measured without copies: it does not take the problem back.
+  ctx.table = parse_table(R"({"device": "NVIDIA H100 80GB HBM3", "match": "H100", "entries": [
+    {"types": "tf32.f32", "layout": "NN", "m": 48, "n": 2048, "k": 6144, "kernel": "sm90.wgmma_swapab",
+     "config": {"tile_m": 64, "cluster": 1, "group_m": 8, "stream_k": 0, "splits": 1}}]})",
+                          "test");
+  ASSERT_NE(ctx.table.nearest(class_key("tf32.f32", "NN"), bound.m, bound.n, bound.k, 1), nullptr);
+  EXPECT_EQ(choose(ctx, bound, ws).family, Family::simt);
+  EXPECT_EQ(choose(ctx, tf32(48, 2048, 6144), ws).family, Family::sm90_tf32);  // the entry's own, aligned shape
+}
+
 TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);
@@ -1581,3 +1620,4 @@ TEST(DispatchSplitK, SlicesCountTheTilesReReadsWhereTheTilesLeaveSMsIdle) {
   EXPECT_EQ(busy.tile_n, 64);
   EXPECT_EQ(bf16(1024, 1024, 4096).splits, 1);
 }
+
