@@ -54,6 +54,13 @@ Problem problem(DataType ab, DataType cd, std::int64_t m, std::int64_t n, std::i
   return p;
 }
 
+// A problem of FP32 operands and D whose call allows TF32.
+Problem tf32_problem(std::int64_t m, std::int64_t n, std::int64_t k) {
+  Problem p = problem(DataType::f32, DataType::f32, m, n, k);
+  p.tf32 = true;
+  return p;
+}
+
 // The skinny kernels' CTAs resident at once in clusters of 1 to 8 (cudaOccupancyMaxActiveClusters
 // on an H200, 132 SMs as the H100's): fewer than the SMs times a kernel's CTAs an SM once a
 // cluster has 3 or more, as a cluster's CTAs share a GPC.
@@ -859,22 +866,17 @@ TEST(DispatchTf32, SmallProblemsWhoseOperandsNeedCopiesTakeTheExactFp32Kernel) {
   ContextImpl ctx;
   ctx.device = h100();
   assume_simt_occupancy(ctx.device);
-  auto tf32 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
-    p.tf32 = true;
-    return p;
-  };
   const std::size_t ws = std::size_t(1) << 26;
-  const Problem odd = tf32(7, 13, 4099);  // A rows of 4099 floats, B rows of 13: both copied
+  const Problem odd = tf32_problem(7, 13, 4099);  // A rows of 4099 floats, B rows of 13: both copied
   ASSERT_GT(tf32_copies_bytes(odd), 0u);
   const Choice c = choose(ctx, odd, ws);
   EXPECT_EQ(c.family, Family::simt);
   EXPECT_NE(describe(c, odd).reason.find("the exact FP32 kernel reads them as stored"), std::string::npos)
       << describe(c, odd).reason;
-  EXPECT_EQ(choose(ctx, tf32(64, 64, 4099), ws).family, Family::simt);
-  EXPECT_EQ(choose(ctx, tf32(64, 64, 4096), ws).family, Family::sm90_tf32);    // nothing to copy
-  EXPECT_EQ(choose(ctx, tf32(65, 64, 4099), ws).family, Family::sm90_tf32);    // more than 64 rows
-  EXPECT_EQ(choose(ctx, tf32(50, 60, 30001), ws).family, Family::sm90_tf32);   // 13 MB of operands
+  EXPECT_EQ(choose(ctx, tf32_problem(64, 64, 4099), ws).family, Family::simt);
+  EXPECT_EQ(choose(ctx, tf32_problem(64, 64, 4096), ws).family, Family::sm90_tf32);    // nothing to copy
+  EXPECT_EQ(choose(ctx, tf32_problem(65, 64, 4099), ws).family, Family::sm90_tf32);    // more than 64 rows
+  EXPECT_EQ(choose(ctx, tf32_problem(50, 60, 30001), ws).family, Family::sm90_tf32);   // 13 MB of operands
   Problem exact = odd;
   exact.tf32 = false;
   EXPECT_EQ(choose(ctx, exact, ws).family, Family::simt);  // FP32 products asked for: as before
@@ -888,24 +890,19 @@ TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
   ContextImpl ctx;
   ctx.device = h100();
   assume_simt_occupancy(ctx.device);
-  auto tf32 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
-    p.tf32 = true;
-    return p;
-  };
   const std::size_t ws = std::size_t(1) << 26;
-  const Problem bound = tf32(44, 2467, 6510);  // 64 x 2560 x 6510 padded: 32 flops a byte of B's 66 MB copy
+  const Problem bound = tf32_problem(44, 2467, 6510);  // 64 x 2560 x 6510 padded: 32 flops a byte of B's 66 MB copy
   ASSERT_GT(tf32_copies_bytes(bound), std::size_t(60) << 20);
   const Choice c = choose(ctx, bound, ws);
   EXPECT_EQ(c.family, Family::simt);
   EXPECT_NE(describe(c, bound).reason.find("would first copy operands whose bytes take longer"), std::string::npos)
       << describe(c, bound).reason;
-  EXPECT_EQ(choose(ctx, tf32(17, 3001, 3001), ws).family, Family::simt);
-  EXPECT_EQ(choose(ctx, tf32(44, 2468, 6512), ws).family, Family::sm90_tf32);    // aligned: nothing to copy
-  EXPECT_EQ(choose(ctx, tf32(74, 167, 16833), ws).family, Family::sm90_tf32);    // 167 columns pad to 256: 46
-  EXPECT_EQ(choose(ctx, tf32(2467, 44, 6510), ws).family, Family::sm90_tf32);    // 44 columns pad to 128: 63
-  EXPECT_EQ(choose(ctx, tf32(48, 2000, 10001), ws).family, Family::sm90_tf32);   // only A (1.9 MB) copied
-  EXPECT_EQ(choose(ctx, tf32(1500, 1001, 999), ws).family, Family::sm90_tf32);   // thousands of flops a byte
+  EXPECT_EQ(choose(ctx, tf32_problem(17, 3001, 3001), ws).family, Family::simt);
+  EXPECT_EQ(choose(ctx, tf32_problem(44, 2468, 6512), ws).family, Family::sm90_tf32);    // aligned: nothing to copy
+  EXPECT_EQ(choose(ctx, tf32_problem(74, 167, 16833), ws).family, Family::sm90_tf32);    // 167 columns pad to 256: 46
+  EXPECT_EQ(choose(ctx, tf32_problem(2467, 44, 6510), ws).family, Family::sm90_tf32);    // 44 columns pad to 128: 63
+  EXPECT_EQ(choose(ctx, tf32_problem(48, 2000, 10001), ws).family, Family::sm90_tf32);   // only A (1.9 MB) copied
+  EXPECT_EQ(choose(ctx, tf32_problem(1500, 1001, 999), ws).family, Family::sm90_tf32);   // thousands of flops a byte
   Problem exact = bound;
   exact.tf32 = false;
   EXPECT_EQ(choose(ctx, exact, ws).family, Family::simt);
@@ -916,7 +913,7 @@ TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
                           "test");
   ASSERT_NE(ctx.table.nearest(class_key("tf32.f32", "NN"), bound.m, bound.n, bound.k, 1), nullptr);
   EXPECT_EQ(choose(ctx, bound, ws).family, Family::simt);
-  EXPECT_EQ(choose(ctx, tf32(48, 2048, 6144), ws).family, Family::sm90_tf32);  // the entry's own, aligned shape
+  EXPECT_EQ(choose(ctx, tf32_problem(48, 2048, 6144), ws).family, Family::sm90_tf32);  // the entry's own, aligned shape
 }
 
 // A table entry's whole tiles do not carry to a neighbour where the model splits K (fewer tiles, a
@@ -928,12 +925,7 @@ TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModel) {
   std::string source;
   ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
   const std::size_t ws = std::size_t(1) << 26;
-  auto tf32 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-    Problem p = problem(DataType::f32, DataType::f32, m, n, k);
-    p.tf32 = true;
-    return p;
-  };
-  const Problem near = tf32(100, 3000, 5000);
+  const Problem near = tf32_problem(100, 3000, 5000);
   const TableEntry* e = ctx.table.nearest(class_key("tf32.f32", "NN"), near.m, near.n, near.k, 1);
   ASSERT_NE(e, nullptr);
   ASSERT_EQ(e->m, 128);
@@ -948,12 +940,12 @@ TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModel) {
             std::string::npos)
       << describe(c, near).reason;
   // At the entry's own shape the entry serves, split or not by the model.
-  const Problem at = tf32(128, 4096, 4096);
+  const Problem at = tf32_problem(128, 4096, 4096);
   const Choice own = choose(ctx, at, ws);
   EXPECT_EQ(own.why, Why::table);
   EXPECT_EQ(own.tf32.splits, 1);
   // Where the model does not split, the entry serves its neighbours as before.
-  const Problem square = tf32(1000, 1000, 1000);
+  const Problem square = tf32_problem(1000, 1000, 1000);
   ASSERT_LE(tf32_model_choice(square, ctx.device, ws, false).splits, 1);
   EXPECT_EQ(choose(ctx, square, ws).why, Why::table);
 }
