@@ -916,40 +916,6 @@ TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
   EXPECT_EQ(choose(ctx, tf32_problem(48, 2048, 6144), ws).family, Family::sm90_tf32);  // the entry's own, aligned shape
 }
 
-// A table entry's whole tiles do not carry to a neighbour where the model splits K (fewer tiles, a
-// longer K): the built-in H100 table's 128 x 4096 x 4096 entry (whole 128 x 128 tiles) serves its
-// own shape as measured, and 100 x 3000 x 5000 takes the model's split.
-TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModel) {
-  ContextImpl ctx;
-  ctx.device = h100();
-  std::string source;
-  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
-  const std::size_t ws = std::size_t(1) << 26;
-  const Problem near = tf32_problem(100, 3000, 5000);
-  const TableEntry* e = ctx.table.nearest(class_key("tf32.f32", "NN"), near.m, near.n, near.k, 1);
-  ASSERT_NE(e, nullptr);
-  ASSERT_EQ(e->m, 128);
-  ASSERT_EQ(e->config.count("splits") ? e->config.at("splits") : 1, 1);
-  const Tf32Config model = tf32_model_choice(near, ctx.device, ws, false);
-  ASSERT_GE(model.splits, 2);
-  const Choice c = choose(ctx, near, ws);
-  ASSERT_EQ(c.family, Family::sm90_tf32);
-  EXPECT_EQ(c.tf32.splits, model.splits);
-  EXPECT_EQ(c.why, Why::model);
-  EXPECT_NE(describe(c, near).reason.find("entry at 128x4096x4096 has whole tiles, and the model splits K here"),
-            std::string::npos)
-      << describe(c, near).reason;
-  // At the entry's own shape the entry serves, split or not by the model.
-  const Problem at = tf32_problem(128, 4096, 4096);
-  const Choice own = choose(ctx, at, ws);
-  EXPECT_EQ(own.why, Why::table);
-  EXPECT_EQ(own.tf32.splits, 1);
-  // Where the model does not split, the entry serves its neighbours as before.
-  const Problem square = tf32_problem(1000, 1000, 1000);
-  ASSERT_LE(tf32_model_choice(square, ctx.device, ws, false).splits, 1);
-  EXPECT_EQ(choose(ctx, square, ws).why, Why::table);
-}
-
 TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);
