@@ -446,7 +446,8 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   // most 64 x 64 (a quarter of one 128 x 128 tile) whose operands must be copied first (two more
   // launches), and few megabytes of them, which the FP32 kernel reads as they are stored; or any D
   // whose copies would take longer than the FP32 kernel's multiply-adds (exact_first_why).
-  if (p.ab == DataType::f32 && p.tf32 && exact_first(p)) order = {Family::simt, Family::sm90_tf32};
+  const bool exact = p.ab == DataType::f32 && p.tf32 && exact_first(p);
+  if (exact) order = {Family::simt, Family::sm90_tf32};
   // A D of at most 16 rows is bound by the bytes of its long operand: the skinny kernel streams
   // them, where a tile kernel would multiply mostly padding (skinny_first says when).
   if (!order.empty() && skinny_first(p)) order.insert(order.begin(), Family::skinny);
@@ -461,7 +462,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   }
   // An entry was measured at a shape whose operands the TMA addresses (no copies): its family does
   // not override the exact FP32 kernel chosen for the copies' cost.
-  if (e && !(p.ab == DataType::f32 && p.tf32 && exact_first(p)))
+  if (e && !exact)
     for (std::size_t i = 1; i < order.size(); ++i)
       if (e->kernel == family_name(order[i])) std::rotate(order.begin(), order.begin() + long(i), order.begin() + long(i) + 1);
   for (Family f : order) {
@@ -604,12 +605,15 @@ Plan describe(const Choice& c, const Problem& p) {
       else
         plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
                                   shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));
-      if (c.family == Family::simt && p.tf32 && exact_first_why(p) == ExactFirst::small)
-        plan.reason += "; TF32 allowed, but D is at most 64 x 64 and the tensor-core kernel would copy its "
-                       "operands first: the exact FP32 kernel reads them as stored";
-      if (c.family == Family::simt && p.tf32 && exact_first_why(p) == ExactFirst::copies)
-        plan.reason += "; TF32 allowed, but the tensor-core kernel would first copy operands whose bytes take "
-                       "longer than the exact FP32 kernel, which reads them as stored, takes to multiply";
+      if (c.family == Family::simt && p.tf32) {
+        const ExactFirst why = exact_first_why(p);
+        if (why == ExactFirst::small)
+          plan.reason += "; TF32 allowed, but D is at most 64 x 64 and the tensor-core kernel would copy its "
+                         "operands first: the exact FP32 kernel reads them as stored";
+        if (why == ExactFirst::copies)
+          plan.reason += "; TF32 allowed, but the tensor-core kernel would first copy operands whose bytes take "
+                         "longer than the exact FP32 kernel, which reads them as stored, takes to multiply";
+      }
       break;
     case Why::batch_invariant:
       plan.reason = "batch-invariant: one configuration for every m, whole tiles, no split of K";
