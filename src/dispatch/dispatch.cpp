@@ -185,12 +185,21 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   // An entry's 128-row tiles become 64-row ones where those gain, as choose_sm90's.
   const auto from_entry = [&p, &dev](const TableEntry& e) { return tf32_small_tiles_where_they_gain(p, tf32_from(e), dev); };
+  // Whether K is split depends on the shape's tiles and K, which an entry does not carry to its
+  // neighbours (as the stream-K tail in choose_family). Over a single row of 128-row tiles (m <=
+  // 128), an entry's whole tiles serve a neighbour where the model would not split K; where it
+  // would (fewer tiles, a longer K), the model decides. Over more rows the entry stays: its tiles
+  // become 64-row ones where they gain, and the model's split measured slower than the entry's
+  // tiles near 1024^3 (docs/shapes.md, "TF32 entries' whole tiles and a split of K").
+  const int model_splits = p.m <= 128 ? tf32_model_choice(p, dev, ws, invariant(p)).splits : 1;
+  const auto transfers = [&p, model_splits](const Tf32Config& c, const TableEntry& e) {
+    return c.splits > 1 || model_splits <= 1 || at_entry_shape(e, p);
+  };
   return choose_family(
       ctx, p, Family::sm90_tf32, &Choice::tf32, from_entry,
       [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
-      [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not,
-      kEveryShape);
+      [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not, transfers);
 }
 
 bool choose_skinny(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
@@ -598,10 +607,11 @@ Plan describe(const Choice& c, const Problem& p) {
       break;
     case Why::model:
       if (c.entry_refused && c.entry_refused->kernel == family_name(c.family))
-        plan.reason = fmt::format("model: {} (the table's entry at {} would fill the GPU's waves far less here)",
-                                  model_words(c, p),
+        plan.reason = fmt::format("model: {} (the table's entry at {} {})", model_words(c, p),
                                   shape_text(c.entry_refused->m, c.entry_refused->n, c.entry_refused->k,
-                                             c.entry_refused->batch));
+                                             c.entry_refused->batch),
+                                  c.family == Family::sm90_tf32 ? "has whole tiles, and the model splits K here"
+                                                                : "would fill the GPU's waves far less here");
       else
         plan.reason = fmt::format("model: {} (no table entry near {})", model_words(c, p),
                                   shape_text(p.m, p.n, p.k, p.grouped() ? p.groups : p.batch));

@@ -916,6 +916,44 @@ TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
   EXPECT_EQ(choose(ctx, tf32_problem(48, 2048, 6144), ws).family, Family::sm90_tf32);  // the entry's own, aligned shape
 }
 
+TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModelOverOneRowOfTiles) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  std::string source;
+  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem near = tf32_problem(100, 3000, 5000);
+  const TableEntry* e = ctx.table.nearest(class_key("tf32.f32", "NN"), near.m, near.n, near.k, 1);
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->m, 128);
+  ASSERT_EQ(e->config.count("splits") ? e->config.at("splits") : 1, 1);
+  const Tf32Config model = tf32_model_choice(near, ctx.device, ws, false);
+  ASSERT_GE(model.splits, 2);
+  const Choice c = choose(ctx, near, ws);
+  ASSERT_EQ(c.family, Family::sm90_tf32);
+  EXPECT_EQ(c.tf32.splits, model.splits);
+  EXPECT_EQ(c.why, Why::model);
+  EXPECT_NE(describe(c, near).reason.find("entry at 128x4096x4096 has whole tiles, and the model splits K here"),
+            std::string::npos)
+      << describe(c, near).reason;
+  // At the entry's own shape the entry serves, split or not by the model.
+  const Problem at = tf32_problem(128, 4096, 4096);
+  const Choice own = choose(ctx, at, ws);
+  EXPECT_EQ(own.why, Why::table);
+  EXPECT_EQ(own.tf32.splits, 1);
+  // Over more rows of tiles the entry serves, its tiles in 64 rows where those gain, though the
+  // model of 128-row tiles would split K.
+  const Problem rows = tf32_problem(700, 1000, 1024);
+  const Choice many = choose(ctx, rows, ws);
+  EXPECT_EQ(many.why, Why::table) << describe(many, rows).reason;
+  EXPECT_EQ(many.tf32.tile_m, 64);
+  EXPECT_EQ(many.tf32.splits, 1);
+  // Where the model does not split, the entry serves its neighbours as before.
+  const Problem square = tf32_problem(1000, 1000, 1000);
+  ASSERT_LE(tf32_model_choice(square, ctx.device, ws, false).splits, 1);
+  EXPECT_EQ(choose(ctx, square, ws).why, Why::table);
+}
+
 TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);
@@ -955,6 +993,21 @@ TEST(DispatchTf32, TakesTilesOf128Or64RowsForFewRowsOrFewTiles) {
   EXPECT_EQ(rows(768, 1536, 1024), 128);   // 72 tiles of 128 rows: more than half the SMs
   EXPECT_EQ(rows(512, 512, 32768), 128);   // a long K: split-K of 128-row tiles
   EXPECT_EQ(rows(256, 4096, 14336), 128);  // K longer than m and n
+  // Over more than two rows of 128-row tiles, K up to twice the longer side: whole 64-row tiles,
+  // not split; over one or two rows such a K splits 128-row tiles.
+  EXPECT_EQ(rows(700, 1000, 1024), 64);
+  EXPECT_EQ(rows(500, 1000, 1200), 64);
+  EXPECT_EQ(rows(1000, 600, 1900), 64);
+  EXPECT_EQ(rows(700, 1000, 2048), 128);   // K over twice the longer side
+  EXPECT_EQ(rows(256, 2048, 3000), 128);   // two rows
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{500, 1000, 1200}, {1000, 500, 1300}, {333, 1333, 2000}}) {
+    Problem whole = problem(DataType::f32, DataType::f32, m, n, k);
+    whole.tf32 = true;
+    EXPECT_EQ(tf32_model_choice(whole, dev, 1 << 26, false).splits, 1) << m << "x" << n << "x" << k;
+  }
+  Problem two_rows = problem(DataType::f32, DataType::f32, 256, 2048, 3000);
+  two_rows.tf32 = true;
+  EXPECT_GE(tf32_model_choice(two_rows, dev, 1 << 26, false).splits, 2);
   EXPECT_EQ(rows(8192, 64, 8192), 128);    // 64 columns: a 128-wide tile is half padding either way
   EXPECT_EQ(rows(1536, 1536, 1536), 256);  // 72 tiles: more than half the SMs
   EXPECT_EQ(rows(2048, 2048, 2048), 256);
@@ -1617,5 +1670,3 @@ TEST(DispatchSplitK, SlicesCountTheTilesReReadsWhereTheTilesLeaveSMsIdle) {
   EXPECT_EQ(busy.tile_n, 64);
   EXPECT_EQ(bf16(1024, 1024, 4096).splits, 1);
 }
-
-
