@@ -5,8 +5,8 @@
 # paths, and the dispatch table (`gemmlab tune --table`). Ends with a compact summary. Everything
 # under $OUT. Steps run in that order of importance, each under its own time cap, so that a run
 # cut short still returns what matters most.
-#   STEPS="build tests retests examples explain bench torch flush shapes coldtune sanitize race tune lab" (default:
-#   all but retests, flush, shapes, coldtune, race, tune, lab)
+#   STEPS="build tests retests examples explain bench torch flush shapes coldtune tunes sanitize race tune lab"
+#   (default: all but retests, flush, shapes, coldtune, tunes, race, tune, lab)
 #   BENCH_ARGS="--suite layouts --layout-size 4096" (passed to gemmlab bench)
 #   CAP_TESTS=240 CAP_BENCH=150 CAP_TORCH=60 CAP_FLUSH=240 CAP_SANITIZE=240 CAP_RACE=150 CAP_TUNE=600 (seconds)
 #   RACE_CASES="--precision tf32 -s 1000;--precision bf16 -m 2000 -n 4000 -k 520" (the race step: racecheck on
@@ -18,6 +18,9 @@
 #   heldout-P.*; CAP_SHAPES=150 seconds each)
 #   COLDTUNE_CASES="--kernel auto.bf16 -m 16 -n 8192 -k 28672;..." (the coldtune step: `gemmlab tune` with the L2
 #   flushed, the 8 fastest candidates of each case, as the suite times memory-bound shapes; CAP_COLDTUNE=100 each)
+#   TUNE_CASES="tf32:700x1000x1024;bf16:64x4096x4096:TN" (the tunes step: `gemmlab tune --kernel auto.P -m M -n N
+#   -k K [--layout L] --iters 20`, hot L2, every candidate of each case; the rankings in tunes.tgz, a line each in
+#   tunes.txt: the pick's rank and median, the fastest candidate's, cuBLAS's; CAP_TUNES=300 seconds in all)
 #   SANITIZE_FILTER, SANITIZE_RACE_FILTER, SANITIZE_INIT_FILTER, SANITIZE_TOOLS (gtest filters, tools)
 #
 # Prebuilt: with PREBUILT=path/to/archive.tgz (made by scripts/device/pack-prebuilt on a machine
@@ -179,6 +182,31 @@ if want coldtune; then
   note "coldtune" "${#cases[@]} cases ($((SECONDS - t0)) s)"
 fi
 
+if want tunes; then
+  # Every candidate dispatch could take for each case, ranked, with the library's pick marked: how
+  # a dispatch rule is found and checked (docs/shapes.md cites these rankings).
+  IFS=';' read -r -a cases <<<"${TUNE_CASES:-tf32:1000x1000x1000}"
+  t0=$SECONDS
+  mkdir -p "$out/tunes"
+  for c in "${cases[@]}"; do
+    IFS=':' read -r p shape layout <<<"$c"
+    IFS='x' read -r m n k <<<"$shape"
+    f="$out/tunes/$p-$shape${layout:+-$layout}.txt"
+    left=$((${CAP_TUNES:-300} - (SECONDS - t0)))
+    [ $left -gt 0 ] || { echo "$c: not run (CAP_TUNES)"; continue; }
+    timeout "$left" build/gemmlab tune --kernel "auto.$p" -m "$m" -n "$n" -k "$k" ${layout:+--layout "$layout"} --iters 20 >"$f" 2>&1 ||
+      { status=1; echo "$c: tune failed: $(tail -1 "$f")"; continue; }
+    # Rank lines end "<median ms> <share>%" and the pick's "<- gemm()"; cuBLAS's line starts with its name.
+    awk -v c="$c" '
+      /^ +[0-9]+ / { for (i = NF; i > 0; i--) if ($i ~ /%$/) break; ms = $(i - 1)
+                     if ($1 == 1) best = ms; if ($NF == "gemm()") { rank = $1; pick = ms } }
+      /^ +cuBLAS / { cublas = $2 }
+      END { printf "%-28s pick #%s %s ms, fastest %s ms, cuBLAS %s ms\n", c, rank, pick, best, cublas }' "$f"
+  done >"$out/tunes.txt"
+  (cd "$out" && tar czf tunes.tgz tunes && rm -rf tunes)
+  note "tunes" "${#cases[@]} cases ($((SECONDS - t0)) s)"
+fi
+
 if want sanitize; then
   # The four tools at once (one process each on the one GPU), each capped so that one slow tool
   # cannot eat the device budget; a tool stopped by its cap reports how many tests it finished
@@ -246,7 +274,7 @@ if want lab; then
 fi
 
 echo
-for f in bench.txt torch.txt tune.txt; do [ -f "$out/$f" ] && { echo "== $f"; cat "$out/$f"; }; done
+for f in bench.txt torch.txt tunes.txt tune.txt; do [ -f "$out/$f" ] && { echo "== $f"; cat "$out/$f"; }; done
 [ -f "$out/lab-auto.txt" ] && { echo "== lab-auto.txt"; tail -30 "$out/lab-auto.txt"; }
 echo
 # The commit the binaries were built at: a prebuilt archive records it (the device's copy of the
