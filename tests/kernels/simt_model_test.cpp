@@ -10,21 +10,14 @@
 #include "api/problem.hpp"
 #include "kernels/library/launch.hpp"
 #include "kernels/library/simt.hpp"
+#include "support/device_models.hpp"
 
 using namespace gemmlab;
 using namespace gemmlab::detail;
 
 namespace {
 
-DeviceState h100() {
-  DeviceState s;
-  s.props.sm_count = 132;
-  s.props.smem_per_block_optin = 232448;
-  s.props.l2_bytes = std::size_t(50) << 20;
-  s.cc = 90;
-  assume_simt_occupancy(s);
-  return s;
-}
+DeviceState h100() { return gemmlab::test::hopper_model("NVIDIA H100 80GB HBM3", true); }
 
 // A packed row-major NN problem (the lab's), with pointers that are 16-byte aligned stand-ins.
 Problem nn(std::int64_t m, std::int64_t n, std::int64_t k) {
