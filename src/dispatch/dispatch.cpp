@@ -191,13 +191,17 @@ bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   // would (fewer tiles, a longer K), the model decides. Over more rows the entry stays: its tiles
   // become 64-row ones where they gain, and the model's split measured slower than the entry's
   // tiles near 1024^3 (docs/shapes.md, "TF32 entries' whole tiles and a split of K").
-  const int model_splits = p.m <= 128 ? tf32_model_choice(p, dev, ws, invariant(p)).splits : 1;
-  const auto transfers = [&p, model_splits](const Tf32Config& c, const TableEntry& e) {
-    return c.splits > 1 || model_splits <= 1 || at_entry_shape(e, p);
+  // The model's choice, made once and only when asked for (by that rule or as the fallback).
+  std::optional<Tf32Config> model;
+  const auto model_choice = [&]() -> const Tf32Config& {
+    if (!model) model = tf32_model_choice(p, dev, ws, invariant(p));
+    return *model;
+  };
+  const auto transfers = [&](const Tf32Config& c, const TableEntry& e) {
+    return p.m > 128 || c.splits > 1 || at_entry_shape(e, p) || model_choice().splits <= 1;
   };
   return choose_family(
-      ctx, p, Family::sm90_tf32, &Choice::tf32, from_entry,
-      [&] { return tf32_model_choice(p, dev, ws, invariant(p)); },
+      ctx, p, Family::sm90_tf32, &Choice::tf32, from_entry, model_choice,
       [&](const Tf32Config& c) { return tf32_reject(p, c, dev, ws); },
       [&](const Tf32Config& c) { return tf32_workspace_bytes(p, c, dev, ws); }, out, why_not, transfers);
 }

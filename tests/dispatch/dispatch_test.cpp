@@ -951,14 +951,9 @@ TEST(DispatchTf32, TakesTilesOf128Or64RowsForFewRowsOrFewTiles) {
   EXPECT_EQ(rows(1000, 600, 1900), 64);
   EXPECT_EQ(rows(700, 1000, 2048), 128);   // K over twice the longer side
   EXPECT_EQ(rows(256, 2048, 3000), 128);   // two rows
-  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{500, 1000, 1200}, {1000, 500, 1300}, {333, 1333, 2000}}) {
-    Problem whole = problem(DataType::f32, DataType::f32, m, n, k);
-    whole.tf32 = true;
-    EXPECT_EQ(tf32_model_choice(whole, dev, 1 << 26, false).splits, 1) << m << "x" << n << "x" << k;
-  }
-  Problem two_rows = problem(DataType::f32, DataType::f32, 256, 2048, 3000);
-  two_rows.tf32 = true;
-  EXPECT_GE(tf32_model_choice(two_rows, dev, 1 << 26, false).splits, 2);
+  for (const auto& [m, n, k] : {std::array<std::int64_t, 3>{500, 1000, 1200}, {1000, 500, 1300}, {333, 1333, 2000}})
+    EXPECT_EQ(tf32_model_choice(tf32_problem(m, n, k), dev, 1 << 26, false).splits, 1) << m << "x" << n << "x" << k;
+  EXPECT_GE(tf32_model_choice(tf32_problem(256, 2048, 3000), dev, 1 << 26, false).splits, 2);
   EXPECT_EQ(rows(8192, 64, 8192), 128);    // 64 columns: a 128-wide tile is half padding either way
   EXPECT_EQ(rows(1536, 1536, 1536), 256);  // 72 tiles: more than half the SMs
   EXPECT_EQ(rows(2048, 2048, 2048), 256);

@@ -46,6 +46,10 @@ std::int64_t resident_units(const Tf32Config& c, const DeviceState& state) {
                                                                          : state.props.sm_count / c.cluster;
 }
 
+// More than two rows of 128-row tiles (m > 256): where 64-row tiles take a longer K, unsplit
+// (tf32_small_tiles_where_they_gain, tf32_model_choice).
+bool over_two_tile_rows(const Problem& p) { return p.m > 2 * 128; }
+
 const Tf32Entry* find_entry(const Problem& p, const Tf32Config& c) {
   for (const Tf32Entry& e : entries())
     if (e.tile_m == c.tile_m && e.cluster == c.cluster && e.b_k_major == p.b.k_major && e.fused == p.has_epilogue())
@@ -349,9 +353,9 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
   // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum), their partial sums weighed
   // against the operand bytes the tiles read, re-reads included (docs/shapes.md, "Split-K counts
-  // the tiles' re-reads"). Not of 64-row tiles over more than two rows of 128 (m > 256): their
-  // K is at most twice m or n, and whole tiles measured faster than slices of them.
-  if (c.tile_m != 64 || p.m <= 256) {
+  // the tiles' re-reads"). Not of 64-row tiles over more than two rows of 128: their K is at most
+  // twice m or n, and whole tiles measured faster than slices of them.
+  if (c.tile_m != 64 || !over_two_tile_rows(p)) {
     constexpr std::int64_t kMinSliceTiles = 16;
     Tf32Config alone = c;
     alone.cluster = 1;
@@ -372,11 +376,11 @@ Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, cons
   // As sm90_small_tiles_where_they_gain: 128-row tiles leaving half the SMs idle, over more than 64
   // columns (the tile is 128 wide, half padding either way), and a K no longer than m or n (a
   // longer one is split-K's or the stream-K tail's, on bigger tiles). Over more than two rows of
-  // 128-row tiles (m > 256), K up to twice the longer side: there whole 64-row tiles measured
+  // 128-row tiles (over_two_tile_rows), K up to twice the longer side: there whole 64-row tiles measured
   // faster than 128-row ones split or with a tail; over one or two rows, as often slower. Where
   // looser rules lost: docs/shapes.md, "64-row TF32 tiles" and "64-row TF32 tiles at a longer K".
   const std::int64_t tiles = cdiv(p.m, 128) * cdiv(p.n, kBN) * p.batch;
-  const std::int64_t longest_k = (p.m > 256 ? 2 : 1) * std::max(p.m, p.n);
+  const std::int64_t longest_k = (over_two_tile_rows(p) ? 2 : 1) * std::max(p.m, p.n);
   const bool few_tiles = 2 * tiles <= resident_units(c, state) && p.k <= longest_k && p.n > 64;
   if (p.m <= 64 || few_tiles) c.tile_m = 64;
   return c;
