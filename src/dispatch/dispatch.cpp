@@ -162,7 +162,9 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const DeviceState& dev = ctx.device;
   const auto transfers = wave_fill_transfers(p, dev, sm90_wave_fill);
   // An entry's single 128 x 64 tiles go in pairs where rows of A or B are off the 32-byte sectors:
-  // every entry was measured at a shape whose rows start on them. Its 128-row tiles of 128 columns
+  // every entry was measured at a shape whose rows start on them. For the same reason its tiles of
+  // 96 columns or more become 128 x 256 ones, alone or in pairs, where rows off the 128-byte lines
+  // read slowly (sm90_wide_tiles_where_rows_read_slowly). Its 128-row tiles of 128 columns
   // or more become 192 x 96 ones where those finish in fewer rounds, and its 128-row tiles 64 x 64
   // ones where those gain: the entries were measured before 64 x 64 tiles existed. Its pairs of
   // 128 x 256 tiles stay pairs away from its own shape only where sm90_wide_pairs_gain: pairs and
@@ -172,7 +174,8 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
   const auto from_entry = [&p, &dev](const TableEntry& e) {
     Sm90Config c = sm90_from(e);
     if (c.tile_n == 256 && c.cluster == 2 && !at_entry_shape(e, p) && !sm90_wide_pairs_gain(p, dev)) c.cluster = 1;
-    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, sm90_tall_tiles_where_they_gain(p, c, dev), dev));
+    c = sm90_wide_tiles_where_rows_read_slowly(p, sm90_tall_tiles_where_they_gain(p, c, dev), dev);
+    return sm90_pairs_where_they_gain(p, sm90_small_tiles_where_they_gain(p, c, dev));
   };
   return choose_family(
       ctx, p, Family::sm90, &Choice::sm90, from_entry,
@@ -283,6 +286,12 @@ void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::siz
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
 constexpr const char* kSinglesWords =
     "; single tiles, not the entry's pairs: pairs of 128x256 tiles need 8 waves of them and a K of 8 k-tiles";
+constexpr const char* kWideWords =
+    "; in 128x256 tiles: rows of A or B off the 128-byte lines read slowly (the entry's were on them), and wide tiles "
+    "read the fewest bytes a FLOP";
+constexpr const char* kWidePairsWords =
+    "; in 128x256 tiles in pairs sharing B: B's rows off the 128-byte lines read slowly (the entry's were on them), "
+    "and pairs halve those reads";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
 constexpr const char* kTallWords = "; in 192x96 tiles instead (the table predates them): they finish in fewer rounds";
 constexpr const char* kAlignedCopyWords =
@@ -297,7 +306,10 @@ const char* entry_changed_words(const Choice& c) {
     const Sm90Config entry = sm90_from(*c.entry);
     // The row count first: 192-row tiles come from single ones only, and 64-row tiles are always
     // alone, so an entry's pairs of 128 x 256 tiles turned into them change the cluster too.
-    return c.sm90.tile_m == 192 && entry.tile_m != 192 ? kTallWords
+    // (An entry's single 128 x 256 tiles go in pairs by sm90_wide_tiles_where_rows_read_slowly only.)
+    const bool widened = c.sm90.tile_n == 256 && (entry.tile_n != 256 || (c.sm90.cluster == 2 && entry.cluster != 2));
+    return widened ? (c.sm90.cluster == 2 ? kWidePairsWords : kWideWords)
+           : c.sm90.tile_m == 192 && entry.tile_m != 192 ? kTallWords
            : c.sm90.tile_m != entry.tile_m                 ? kSmallWords
            : c.sm90.cluster == entry.cluster               ? ""
            : c.sm90.cluster == 2                           ? kPairsWords
@@ -331,9 +343,16 @@ std::string model_words(const Choice& c, const Problem& p) {
       return c.sm90.tile_n == 128 ? (p.n <= 128 ? "128x128 tiles: n <= 128" : "128x128 tiles: fewer 128x256 tiles than SMs")
              : c.sm90.tile_n == 192 ? "128x192 tiles: they finish in fewer rounds than 128x256 or 128x128 ones"
              : c.sm90.tile_n == 96  ? "192x96 tiles: they finish in fewer rounds than 128-row ones"
-             : c.sm90.cluster == 2 ? "128x256 tiles in pairs sharing B: 8 waves of tiles or more, and 8 k-tiles"
+             : c.sm90.cluster == 2
+                 ? (sm90_slow_rows(p).b_off_lines
+                        ? "128x256 tiles in pairs sharing B: B's rows off the 128-byte lines read slowly, and pairs "
+                          "halve those reads"
+                        : "128x256 tiles in pairs sharing B: 8 waves of tiles or more, and 8 k-tiles")
              : p.m <= 16 ? "128x256 tiles: a decode step past the skinny kernel's 256 MiB streams B faster in wide tiles"
-                                   : "128x256 tiles";
+             : sm90_slow_rows(p).any()
+                 ? "128x256 tiles: rows of A or B off the 128-byte lines read slowly, and wide tiles read the fewest "
+                   "bytes a FLOP"
+                 : "128x256 tiles";
     case Family::sm90_tf32:
       if (c.tf32.splits > 1)
         return fmt::format("{}x128 tiles, split-K in {} slices: few tiles and a long K (partial sums added in a second pass){}",

@@ -450,6 +450,70 @@ TEST(DispatchSm90, PairsSmallTilesWhereOperandRowsAreOffTheSectors) {
             "or B off the 32-byte sectors (no table entry near 1000x1000x1000)");
 }
 
+// Where rows of A or B read in place start off the 128-byte lines, the TMA reads them slowly, and
+// 128 x 256 tiles (the fewest operand bytes a FLOP) take over from narrower or taller ones: in
+// pairs sharing B where B's rows lie off the 32-byte sectors, or off the lines with B N-major over
+// a wave and a half (docs/shapes.md, "Wide tiles where rows read slowly").
+TEST(DispatchSm90, WideTilesWhereRowsReadSlowly) {
+  const DeviceState dev = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  const auto model = [&](const Problem& p) { return sm90_model_choice(p, dev, ws, false); };
+  const auto bf16 = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return problem(DataType::bf16, DataType::bf16, m, n, k);
+  };
+  const auto tile = [&](const Problem& p) {
+    const Sm90Config c = model(p);
+    return std::tuple{c.tile_m, c.tile_n, c.cluster};
+  };
+  // Rows of 4000 bytes: off the lines, on the sectors. 128 tiles of 128 x 256 (one round) against
+  // 256 of 128 x 128 (two): as long, and the wide ones read less.
+  EXPECT_EQ(tile(bf16(2000, 2000, 2000)), std::tuple(128, 256, 1));
+  EXPECT_EQ(tile(bf16(2048, 2048, 2048)), std::tuple(128, 128, 1));  // rows on the lines: unchanged
+  EXPECT_EQ(tile(bf16(2000, 2000, 448)), std::tuple(128, 128, 1));   // 7 k-tiles
+  EXPECT_EQ(tile(bf16(2048, 2048, 2001)), std::tuple(128, 128, 1));  // A copied into 128-byte rows
+  // B's rows of 3600, 4400 and 6000 bytes lie off the sectors: pairs sharing B, whatever the rounds.
+  EXPECT_EQ(tile(bf16(1800, 1800, 1800)), std::tuple(128, 256, 2));
+  EXPECT_EQ(tile(bf16(2200, 2200, 2200)), std::tuple(128, 256, 2));
+  EXPECT_EQ(tile(bf16(3000, 3000, 3000)), std::tuple(128, 256, 2));
+  EXPECT_NE(std::get<1>(tile(bf16(1352, 1352, 1352))), 256);  // 66 tiles of 128 x 256: half the SMs
+  // Off the lines only: pairs over a wave and a half with B N-major, single tiles with B K-major.
+  EXPECT_EQ(tile(bf16(5416, 5264, 4112)), std::tuple(128, 256, 2));
+  Problem nt = bf16(5416, 5264, 4112);
+  nt.b.k_major = true, nt.b.ld = nt.k;  // B's rows of 8224 bytes
+  EXPECT_EQ(tile(nt), std::tuple(128, 256, 1));
+  // Only A's rows off the sectors (K = 5048): pairs share B, not A, so single tiles.
+  EXPECT_EQ(tile(bf16(6122, 1600, 5048)), std::tuple(128, 256, 1));
+  Problem fused = bf16(1800, 1800, 1800);
+  fused.act = Activation::relu;  // pairs are compiled with the plain epilogue only
+  EXPECT_EQ(tile(fused), std::tuple(128, 256, 1));
+  Problem grouped = bf16(1800, 1800, 1800);
+  grouped.groups = 4;
+  EXPECT_NE(sm90_wide_tiles_where_rows_read_slowly(grouped, Sm90Config{128, 128, 1}, dev).tile_n, 256);
+  Choice c;
+  c.family = Family::sm90;
+  const Problem square = bf16(2000, 2000, 2000);
+  c.sm90 = model(square);
+  EXPECT_EQ(describe(c, square).reason,
+            "model: 128x256 tiles: rows of A or B off the 128-byte lines read slowly, and wide tiles read the fewest "
+            "bytes a FLOP (no table entry near 2000x2000x2000)");
+  // A table entry measured at 2048^3 (rows on the lines) with 128 x 128 tiles.
+  ContextImpl ctx;
+  with_sm90_entry(ctx, 2048, 2048, 2048, R"({"tile_m": 128, "tile_n": 128, "cluster": 1, "stream_k": 0})");
+  c = choose(ctx, square, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, square).reason;
+  EXPECT_EQ(std::tuple(c.sm90.tile_m, c.sm90.tile_n, c.sm90.cluster), std::tuple(128, 256, 1));
+  EXPECT_EQ(describe(c, square).reason,
+            "dispatch table: measured fastest at 2048x2048x2048 on sm90.wgmma (a stream-K tail where the model finds "
+            "it gains at this shape); in 128x256 tiles: rows of A or B off the 128-byte lines read slowly (the "
+            "entry's were on them), and wide tiles read the fewest bytes a FLOP");
+  c = choose(ctx, bf16(2048, 2048, 2048), ws);
+  EXPECT_EQ(c.sm90.tile_n, 128);  // the entry's own shape
+  const Problem off = bf16(1800, 1800, 1800);
+  c = choose(ctx, off, ws);
+  ASSERT_EQ(c.why, Why::table) << describe(c, off).reason;
+  EXPECT_EQ(std::tuple(c.sm90.tile_m, c.sm90.tile_n, c.sm90.cluster), std::tuple(128, 256, 2));
+}
+
 // A batch-invariant call's candidates have no stream-K tail: where the tail falls depends on m.
 TEST(DispatchCandidates, BatchInvariantCallsGetNoStreamKTail) {
   ContextImpl ctx;

@@ -109,13 +109,15 @@ Copies copies_for(const Problem& p) {
   return {copy_of(p.a, p.m, p.k, p.grouped() ? 1 : p.batch, 2), copy_of(p.b, p.n, p.k, p.grouped() ? p.groups : p.batch, 2)};
 }
 
-// An operand read in place (a copy has rows of 128-byte multiples) whose rows start off the 32-byte
-// sectors: the TMA reads such rows at about half speed (docs/shapes.md, "Copies in rows of 128 bytes").
-bool rows_off_sectors(const Problem& p, const Operand& o, bool copied) {
-  constexpr std::uintptr_t kSector = 32;
-  return !copied && (reinterpret_cast<std::uintptr_t>(o.ptr) % kSector != 0 ||
-                     std::uintptr_t(o.ld) * size_of(p.ab) % kSector != 0);
+// An operand read in place (a copy has rows of 128-byte multiples) whose rows do not all start on a
+// multiple of `bytes`.
+bool rows_off(const Problem& p, const Operand& o, bool copied, std::uintptr_t bytes) {
+  return !copied &&
+         (reinterpret_cast<std::uintptr_t>(o.ptr) % bytes != 0 || std::uintptr_t(o.ld) * size_of(p.ab) % bytes != 0);
 }
+// Rows off the 32-byte sectors: the TMA reads such rows at about half speed (docs/shapes.md,
+// "Copies in rows of 128 bytes").
+bool rows_off_sectors(const Problem& p, const Operand& o, bool copied) { return rows_off(p, o, copied, 32); }
 
 // Blocks of D for a single problem whose copies do not fit the workspace (CopyBlocks); none for a
 // batch, a grouped problem or split-K.
@@ -339,7 +341,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   if (!p.grouped() && !p.has_epilogue() && p.n > 128 &&
       rounds_x_area(p, sms, 128, 192) <= 0.9 * rounds_x_area(p, sms, 128, c.tile_n))
     c.tile_n = 192;
-  c = sm90_tall_tiles_where_they_gain(p, c, state);
+  c = sm90_wide_tiles_where_rows_read_slowly(p, sm90_tall_tiles_where_they_gain(p, c, state), state);
   // 128 x 64 where n <= 64, for the same reason, and where 128 x 128 tiles would leave half the SMs
   // or more idle (1024^3: 64 tiles of 128 x 128 for 132 SMs, 128 of 128 x 64). Dense launches only:
   // the grouped kernel has no 128 x 64 instantiation.
@@ -379,6 +381,43 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
     c = Sm90Config{};
     c.stream_k = int(TailMode::when_faster);
   }
+  return c;
+}
+
+SlowRows sm90_slow_rows(const Problem& p) {
+  constexpr std::uintptr_t kLine = 128;
+  const Copies copies = copies_for(p);
+  SlowRows r;
+  r.a_off_lines = rows_off(p, p.a, copies.a.needed, kLine);
+  r.b_off_lines = rows_off(p, p.b, copies.b.needed, kLine);
+  r.b_off_sectors = rows_off_sectors(p, p.b, copies.b.needed);
+  return r;
+}
+
+Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c, const DeviceState& state) {
+  constexpr std::int64_t kMinKTiles = 8;
+  const bool wide_pairs = c.tile_n == 256 && c.cluster == 2;
+  if (wide_pairs || c.splits > 1 || c.tile_n < 96 || p.grouped() || p.n <= 128 || cdiv(p.k, kBK) < kMinKTiles) return c;
+  const SlowRows rows = sm90_slow_rows(p);
+  if (!rows.any()) return c;
+  const std::int64_t sms = std::max(1, state.props.sm_count), tiles = cdiv(p.m, 128) * p.batch * cdiv(p.n, 256);
+  // Pairs sharing B halve B's slow reads: worth it wherever its rows lie off the sectors (from
+  // three quarters of a wave of tiles: 1300 x 2088 x 2904 TN's 99 gained, 1352^3's 66 did not), and
+  // where they lie off the lines only with B N-major over a wave and a half (1715 x 4592 x 4848 TN's
+  // 1.9 waves gained 29%; 1635 x 3152 x 3248's 1.3 lost 1%; with a K-major B, pairs and single
+  // tiles measured within a few percent either way). Where only A's rows are slow, pairs (which
+  // share B, not A) lost to single tiles. Pairs have no fused epilogue.
+  const bool pairs = !p.has_epilogue() && ((rows.b_off_sectors && 4 * tiles >= 3 * sms) ||
+                                           (rows.b_off_lines && !p.b.k_major && 2 * tiles >= 3 * sms));
+  // Single 128 x 256 tiles from nine tenths of a wave (2000^3's 128 tiles) in place of 192 x 96
+  // ones, and of 128-row ones where their rounds take no longer: the reads are the limit, and wide
+  // tiles read the fewest operand bytes a FLOP. 192 x 96 tiles, chosen for their rounds, ran up to
+  // 1.9x slower than 128 x 256 ones on slow rows (2021 x 3200 x 3640); 128 x 192 ones that finish
+  // in fewer rounds held their own (1635 x 3152 x 3248).
+  const bool single = 10 * tiles >= 9 * sms && (c.tile_m == 192 || rounds_x_area(p, int(sms), 128, 256) <=
+                                                                       rounds_x_area(p, int(sms), c.tile_m, c.tile_n));
+  if (!pairs && !single) return c;
+  c.tile_m = 128, c.tile_n = 256, c.cluster = pairs ? 2 : 1;
   return c;
 }
 

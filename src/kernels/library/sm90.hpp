@@ -90,6 +90,28 @@ Sm90Config sm90_small_tiles_where_they_gain(const Problem& p, Sm90Config c, cons
 // as well as to the model's choice.
 Sm90Config sm90_pairs_where_they_gain(const Problem& p, Sm90Config c);
 
+// Which rows of A and B that the TMA reads in place start off the 128-byte lines, and whether B's
+// also lie off the 32-byte sectors (rows of 3600 bytes, say; 4000 lie off the lines only). The
+// TMA reads rows off the sectors at about half speed and rows off the lines somewhat slower than
+// aligned ones (docs/shapes.md, "Copies in rows of 128 bytes"). Copies have rows of 128-byte
+// multiples.
+struct SlowRows {
+  bool a_off_lines = false, b_off_lines = false, b_off_sectors = false;
+  bool any() const { return a_off_lines || b_off_lines; }
+};
+SlowRows sm90_slow_rows(const Problem& p);
+
+// c, or, where rows of A or B read slowly (sm90_slow_rows) and c is single tiles of at least 96
+// columns without split-K (dense, n > 128, a K of at least 8 k-tiles), 128 x 256 tiles: in pairs
+// sharing B where B's rows lie off the sectors (from three quarters of a wave of tiles) or, with B
+// N-major, off the lines (from a wave and a half), and with a plain epilogue; single ones from
+// nine tenths of a wave in place of 192 x 96 tiles, and of 128-row ones where their rounds of tiles
+// take no longer. Wide tiles read the fewest operand bytes a FLOP;
+// the table's entries, all measured at shapes whose rows start on lines, and the rounds of tiles
+// chose narrower or taller ones, which ran up to 1.9x slower (docs/shapes.md, "Wide tiles where
+// rows read slowly"). Applied to the table's entries as well as to the model's choice.
+Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c, const DeviceState& state);
+
 // Whether pairs of 128 x 256 tiles sharing B (clusters of 2) serve p better than single ones: from
 // 8 waves of such tiles on, where the halved B traffic wins a little (below, single tiles measured
 // equal or faster: docs/kernels/tensor-ladder.md, "Clusters of 1 below 8 waves"), and with a K of
