@@ -452,8 +452,8 @@ TEST(DispatchSm90, PairsSmallTilesWhereOperandRowsAreOffTheSectors) {
 
 // Where rows of A or B read in place start off the 128-byte lines, the TMA reads them slowly, and
 // 128 x 256 tiles (the fewest operand bytes a FLOP) take over from narrower or taller ones: in
-// pairs sharing B where B's rows lie off the 32-byte sectors, or off the lines with B N-major over
-// a wave and a half (docs/shapes.md, "Wide tiles where rows read slowly").
+// pairs sharing B where B's rows lie off the 32-byte sectors (over half a wave), or off the lines
+// with B N-major over a wave and a half (docs/shapes.md, "Wide tiles where rows read slowly").
 TEST(DispatchSm90, WideTilesWhereRowsReadSlowly) {
   const DeviceState dev = h100();
   const std::size_t ws = std::size_t(1) << 26;
@@ -476,6 +476,7 @@ TEST(DispatchSm90, WideTilesWhereRowsReadSlowly) {
   EXPECT_EQ(tile(bf16(2200, 2200, 2200)), std::tuple(128, 256, 2));
   EXPECT_EQ(tile(bf16(3000, 3000, 3000)), std::tuple(128, 256, 2));
   EXPECT_NE(std::get<1>(tile(bf16(1352, 1352, 1352))), 256);  // 66 tiles of 128 x 256: half the SMs
+  EXPECT_EQ(tile(bf16(2152, 968, 7536)), std::tuple(128, 256, 2));  // 68 tiles
   // Off the lines only: pairs over a wave and a half with B N-major, single tiles with B K-major.
   EXPECT_EQ(tile(bf16(5416, 5264, 4112)), std::tuple(128, 256, 2));
   Problem nt = bf16(5416, 5264, 4112);

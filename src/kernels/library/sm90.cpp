@@ -401,13 +401,14 @@ Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c
   const SlowRows rows = sm90_slow_rows(p);
   if (!rows.any()) return c;
   const std::int64_t sms = std::max(1, state.props.sm_count), tiles = cdiv(p.m, 128) * p.batch * cdiv(p.n, 256);
-  // Pairs sharing B halve B's slow reads: worth it wherever its rows lie off the sectors (from
-  // three quarters of a wave of tiles: 1300 x 2088 x 2904 TN's 99 gained, 1352^3's 66 did not), and
-  // where they lie off the lines only with B N-major over a wave and a half (1715 x 4592 x 4848 TN's
+  // Pairs sharing B halve B's slow reads: worth it wherever its rows lie off the sectors, from more
+  // than half a wave of tiles (on the H100, 16 shapes of 68 to 96 tiles gained 0 to 58%; of 8 with
+  // 42 to 60 tiles, 7 lost up to 27%; 1352^3's 66 lost 5% on the H200), and where they lie off the
+  // lines only with B N-major over a wave and a half (1715 x 4592 x 4848 TN's
   // 1.9 waves gained 29%; 1635 x 3152 x 3248's 1.3 lost 1%; with a K-major B, pairs and single
   // tiles measured within a few percent either way). Where only A's rows are slow, pairs (which
   // share B, not A) lost to single tiles. Pairs have no fused epilogue.
-  const bool pairs = !p.has_epilogue() && ((rows.b_off_sectors && 4 * tiles >= 3 * sms) ||
+  const bool pairs = !p.has_epilogue() && ((rows.b_off_sectors && 2 * tiles > sms) ||
                                            (rows.b_off_lines && !p.b.k_major && 2 * tiles >= 3 * sms));
   // Single 128 x 256 tiles from nine tenths of a wave (2000^3's 128 tiles) in place of 192 x 96
   // ones, and of 128-row ones where their rounds take no longer: the reads are the limit, and wide

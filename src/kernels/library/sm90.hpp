@@ -103,7 +103,7 @@ SlowRows sm90_slow_rows(const Problem& p);
 
 // c, or, where rows of A or B read slowly (sm90_slow_rows) and c is single tiles of at least 96
 // columns without split-K (dense, n > 128, a K of at least 8 k-tiles), 128 x 256 tiles: in pairs
-// sharing B where B's rows lie off the sectors (from three quarters of a wave of tiles) or, with B
+// sharing B where B's rows lie off the sectors (over half a wave of tiles) or, with B
 // N-major, off the lines (from a wave and a half), and with a plain epilogue; single ones from
 // nine tenths of a wave in place of 192 x 96 tiles, and of 128-row ones where their rounds of tiles
 // take no longer. Wide tiles read the fewest operand bytes a FLOP;
