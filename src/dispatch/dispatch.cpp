@@ -186,8 +186,12 @@ bool choose_sm90(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
 
 bool choose_tf32(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choice& out, std::string& why_not) {
   const DeviceState& dev = ctx.device;
-  // An entry's 128-row tiles become 64-row ones where those gain, as choose_sm90's.
-  const auto from_entry = [&p, &dev](const TableEntry& e) { return tf32_small_tiles_where_they_gain(p, tf32_from(e), dev); };
+  // An entry's 128-row tiles become 64-row ones where those gain, as choose_sm90's; its single
+  // tiles go in pairs where A's rows read in place start off the 32-byte sectors (every entry was
+  // measured at a shape whose rows start on them).
+  const auto from_entry = [&p, &dev](const TableEntry& e) {
+    return tf32_pairs_where_rows_read_slowly(p, tf32_small_tiles_where_they_gain(p, tf32_from(e), dev), dev);
+  };
   // Whether K is split depends on the shape's tiles and K, which an entry does not carry to its
   // neighbours (as the stream-K tail in choose_family). Over a single row of 128-row tiles (m <=
   // 128), an entry's whole tiles serve a neighbour where the model would not split K; where it
@@ -292,6 +296,9 @@ constexpr const char* kWideWords =
 constexpr const char* kWidePairsWords =
     "; in 128x256 tiles in pairs sharing B: B's rows off the 128-byte lines read slowly (the entry's were on them), "
     "and pairs halve those reads";
+constexpr const char* kTf32PairsWords =
+    "; in pairs sharing A: A's rows off the 32-byte sectors read at about half speed (the entry's were on them), and "
+    "pairs halve those reads";
 constexpr const char* kSmallWords = "; in 64-row tiles: m <= 64, or 128-row tiles would leave half the SMs or more idle";
 constexpr const char* kTallWords = "; in 192x96 tiles instead (the table predates them): they finish in fewer rounds";
 constexpr const char* kAlignedCopyWords =
@@ -315,7 +322,10 @@ const char* entry_changed_words(const Choice& c) {
            : c.sm90.cluster == 2                           ? kPairsWords
                                                            : kSinglesWords;
   }
-  if (c.family == Family::sm90_tf32) return c.tf32.tile_m != tf32_from(*c.entry).tile_m ? kSmallWords : "";
+  if (c.family == Family::sm90_tf32) {
+    const Tf32Config entry = tf32_from(*c.entry);
+    return c.tf32.tile_m != entry.tile_m ? kSmallWords : c.tf32.cluster != entry.cluster ? kTf32PairsWords : "";
+  }
   if (c.family == Family::simt) {
     const SimtConfig entry = simt_from(*c.entry);
     return c.simt.tile_m != entry.tile_m && c.simt.tile_m == 32 ? kThinWords

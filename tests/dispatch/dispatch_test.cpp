@@ -970,6 +970,42 @@ TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModelOverOneRowOfTile
   EXPECT_EQ(choose(ctx, square, ws).why, Why::table);
 }
 
+// Where A is read in place with rows off the 32-byte sectors (an ld * 4 not a multiple of 32),
+// TF32 tiles go in pairs sharing A over more than half a wave, whatever a table entry measured at
+// an aligned shape said (docs/shapes.md, "TF32 pairs where A's rows read slowly").
+TEST(DispatchTf32, PairsWhereARowsLieOffTheSectors) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  std::string source;
+  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
+  const std::size_t ws = std::size_t(1) << 26;
+  const auto cluster = [&](const Problem& p) {
+    const Choice c = choose(ctx, p, ws);
+    EXPECT_EQ(c.family, Family::sm90_tf32);
+    return c.tf32.cluster;
+  };
+  const Problem off = tf32_problem(2004, 2004, 2004);  // A's rows of 8016 bytes: 16 off a sector
+  EXPECT_EQ(cluster(off), 2);
+  const Choice c = choose(ctx, off, ws);
+  EXPECT_EQ(c.why, Why::table);
+  EXPECT_NE(describe(c, off).reason.find("in pairs sharing A: A's rows off the 32-byte sectors"), std::string::npos)
+      << describe(c, off).reason;
+  EXPECT_EQ(cluster(tf32_problem(2048, 2048, 2048)), 1);  // the entry's own shape, rows on lines
+  EXPECT_EQ(cluster(tf32_problem(2000, 2000, 2000)), 1);  // rows of 8000 bytes: on the sectors
+  EXPECT_EQ(cluster(tf32_problem(2048, 2004, 2048)), 1);  // only B's rows off the sectors
+  Problem nt = tf32_problem(2004, 2004, 2004);
+  nt.b.k_major = true;  // B's layout does not matter: A is the shared operand
+  EXPECT_EQ(cluster(nt), 2);
+  // The model's choice likewise (no table), and not below half a wave of tiles nor with A copied.
+  ctx.table = Table{};
+  EXPECT_EQ(cluster(tf32_problem(1500, 1500, 1500)), 2);  // 72 tiles of 256 x 128: one wave or less
+  EXPECT_EQ(cluster(tf32_problem(1500, 1500, 1496)), 1);  // rows of 5984 bytes: on the sectors
+  EXPECT_EQ(tf32_pairs_where_rows_read_slowly(tf32_problem(700, 1000, 1004), Tf32Config{}, ctx.device).cluster, 1);
+  Problem copied = tf32_problem(2004, 2004, 2004);
+  copied.a.k_major = false, copied.a.ld = copied.m;  // an M-major A is copied K-major first
+  EXPECT_EQ(tf32_pairs_where_rows_read_slowly(copied, Tf32Config{}, ctx.device).cluster, 1);
+}
+
 TEST(DispatchTf32, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   Problem p = problem(DataType::f32, DataType::f32, 128, 128, 65536);

@@ -349,6 +349,7 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
   // 128 rows").
   const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN);
   c.cluster = c.tile_m != 64 && tiles * p.batch > sms && p.m > c.tile_m ? 2 : 1;  // 64 rows: alone
+  c = tf32_pairs_where_rows_read_slowly(p, c, state);
   c.stream_k = int(TailMode::when_faster);
   // Split-K where the tiles fill at most half the GPU and K is long, as sm90_model_choice: slices
   // of at least 16 k-tiles (512 deep, the 16-bit kernel's minimum), their partial sums weighed
@@ -370,6 +371,21 @@ Tf32Config tf32_model_choice(const Problem& p, const DeviceState& state, std::si
 std::size_t tf32_copies_bytes(const Problem& p) { return copies_bytes(p); }
 
 bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
+
+Tf32Config tf32_pairs_where_rows_read_slowly(const Problem& p, Tf32Config c, const DeviceState& state) {
+  constexpr std::int64_t kMinKTiles = 8;
+  constexpr std::uintptr_t kSector = 32;
+  if (c.tile_m == 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.m <= c.tile_m || p.n <= kBN ||
+      cdiv(p.k, kBK) < kMinKTiles || swaps(p, c) || a_needs_copy(p))
+    return c;
+  // A read in place (a copy has rows of 128-byte multiples) with rows off the sectors; pairs share
+  // A, not B, and where only B's rows (or A's off the lines but on the sectors) were slow they
+  // measured within 10% either way.
+  const bool a_slow = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kSector != 0 || std::uintptr_t(p.a.ld) * 4 % kSector != 0;
+  const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN) * p.batch;
+  if (a_slow && 2 * tiles > std::max(1, state.props.sm_count)) c.cluster = 2;
+  return c;
+}
 
 Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, const DeviceState& state) {
   if (c.tile_m != 128 || c.cluster != 1 || c.splits > 1 || p.grouped()) return c;
