@@ -64,6 +64,13 @@ Problem tf32_problem(std::int64_t m, std::int64_t n, std::int64_t k) {
 
 DeviceState h100() { return gemmlab::test::hopper_model("NVIDIA H100 80GB HBM3", false); }
 
+// ctx with the H100's figures and its built-in dispatch table.
+void with_h100_table(ContextImpl& ctx) {
+  ctx.device = h100();
+  std::string source;
+  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
+}
+
 // ctx with the H100's figures and one table entry of the Hopper kernel, BF16 NN with BF16 D, at
 // m x n x k with the configuration `config` (JSON).
 void with_sm90_entry(ContextImpl& ctx, std::int64_t m, std::int64_t n, std::int64_t k, const char* config) {
@@ -934,9 +941,7 @@ TEST(DispatchTf32, ProblemsBoundByTheirCopiesTakeTheExactFp32Kernel) {
 
 TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModelOverOneRowOfTiles) {
   ContextImpl ctx;
-  ctx.device = h100();
-  std::string source;
-  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
+  with_h100_table(ctx);
   const std::size_t ws = std::size_t(1) << 26;
   const Problem near = tf32_problem(100, 3000, 5000);
   const TableEntry* e = ctx.table.nearest(class_key("tf32.f32", "NN"), near.m, near.n, near.k, 1);
@@ -975,9 +980,7 @@ TEST(DispatchTf32, EntriesOfWholeTilesLeaveTheSplitOfKToTheModelOverOneRowOfTile
 // an aligned shape said (docs/shapes.md, "TF32 pairs where A's rows read slowly").
 TEST(DispatchTf32, PairsWhereARowsLieOffTheSectors) {
   ContextImpl ctx;
-  ctx.device = h100();
-  std::string source;
-  ctx.table = builtin_table("NVIDIA H100 80GB HBM3", source);
+  with_h100_table(ctx);
   const std::size_t ws = std::size_t(1) << 26;
   const auto cluster = [&](const Problem& p) {
     const Choice c = choose(ctx, p, ws);

@@ -401,20 +401,18 @@ Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c
   const SlowRows rows = sm90_slow_rows(p);
   if (!rows.any()) return c;
   const std::int64_t sms = std::max(1, state.props.sm_count), tiles = cdiv(p.m, 128) * p.batch * cdiv(p.n, 256);
-  // Pairs sharing B halve B's slow reads: worth it wherever its rows lie off the sectors, from more
-  // than half a wave of tiles (on the H100, 16 shapes of 68 to 96 tiles gained 0 to 58%; of 8 with
-  // 42 to 60 tiles, 7 lost up to 27%; 1352^3's 66 lost 5% on the H200), and where they lie off the
-  // lines only with B N-major over a wave and a half (1715 x 4592 x 4848 TN's
-  // 1.9 waves gained 29%; 1635 x 3152 x 3248's 1.3 lost 1%; with a K-major B, pairs and single
-  // tiles measured within a few percent either way). Where only A's rows are slow, pairs (which
-  // share B, not A) lost to single tiles. Pairs have no fused epilogue.
+  // Pairs sharing B halve B's slow reads. Where B's rows lie off the sectors they gained from
+  // more than half a wave of tiles on (and lost below); off the lines only, with B N-major, from
+  // about a wave and a half. With a K-major B off the lines, or only A's rows slow (pairs share B,
+  // not A), single tiles did as well or better. Pairs have no fused epilogue. (docs/shapes.md,
+  // "Wide tiles where rows read slowly", has the measurements.)
   const bool pairs = !p.has_epilogue() && ((rows.b_off_sectors && 2 * tiles > sms) ||
                                            (rows.b_off_lines && !p.b.k_major && 2 * tiles >= 3 * sms));
-  // Single 128 x 256 tiles from nine tenths of a wave (2000^3's 128 tiles) in place of 192 x 96
-  // ones, and of 128-row ones where their rounds take no longer: the reads are the limit, and wide
-  // tiles read the fewest operand bytes a FLOP. 192 x 96 tiles, chosen for their rounds, ran up to
-  // 1.9x slower than 128 x 256 ones on slow rows (2021 x 3200 x 3640); 128 x 192 ones that finish
-  // in fewer rounds held their own (1635 x 3152 x 3248).
+  // Single 128 x 256 tiles from nine tenths of a wave (2000^3: 128 tiles on 132 SMs) in place of
+  // 192 x 96 ones, and of 128-row ones whose rounds take no less: the reads are the limit, and
+  // wide tiles read the fewest operand bytes a FLOP. The rounds of tiles count no bytes: 192 x 96
+  // tiles they chose ran far slower on slow rows, while 128 x 192 ones that finish in fewer rounds
+  // held their own.
   const bool single = 10 * tiles >= 9 * sms && (c.tile_m == 192 || rounds_x_area(p, int(sms), 128, 256) <=
                                                                        rounds_x_area(p, int(sms), c.tile_m, c.tile_n));
   if (!pairs && !single) return c;

@@ -106,10 +106,10 @@ SlowRows sm90_slow_rows(const Problem& p);
 // sharing B where B's rows lie off the sectors (over half a wave of tiles) or, with B
 // N-major, off the lines (from a wave and a half), and with a plain epilogue; single ones from
 // nine tenths of a wave in place of 192 x 96 tiles, and of 128-row ones where their rounds of tiles
-// take no longer. Wide tiles read the fewest operand bytes a FLOP;
-// the table's entries, all measured at shapes whose rows start on lines, and the rounds of tiles
-// chose narrower or taller ones, which ran up to 1.9x slower (docs/shapes.md, "Wide tiles where
-// rows read slowly"). Applied to the table's entries as well as to the model's choice.
+// take no longer. Wide tiles read the fewest operand bytes a FLOP; the table's entries, all
+// measured at shapes whose rows start on lines, and the rounds of tiles chose narrower or taller
+// ones, which ran slower there (docs/shapes.md, "Wide tiles where rows read slowly"). Applied to
+// the table's entries as well as to the model's choice.
 Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c, const DeviceState& state);
 
 // Whether pairs of 128 x 256 tiles sharing B (clusters of 2) serve p better than single ones: from

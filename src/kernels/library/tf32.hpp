@@ -56,8 +56,8 @@ Tf32Config tf32_small_tiles_where_they_gain(const Problem& p, Tf32Config c, cons
 // in place with rows off the 32-byte sectors (an ld * 4 not a multiple of 32: 2004^3), which the
 // TMA reads at about half speed: pairs halve A's reads. The table's entries, all measured at
 // shapes whose rows start on sectors, and the model's one-wave rule chose single tiles there,
-// which ran up to 1.4x slower (docs/shapes.md, "TF32 pairs where A's rows read slowly"). Dense, at
-// least 8 k-tiles. Applied to the table's entries as well as the model's choice.
+// which ran slower (docs/shapes.md, "TF32 pairs where A's rows read slowly"). Dense, at least 8
+// k-tiles. Applied to the table's entries as well as the model's choice.
 Tf32Config tf32_pairs_where_rows_read_slowly(const Problem& p, Tf32Config c, const DeviceState& state);
 
 // The kernel function and grid of a launch (for the lab's analyses).
