@@ -58,16 +58,8 @@ struct BenchOptions {
   int heldout_count = 30;
 };
 
-struct Types {
-  DataType ab, cd;
-  Compute compute;
-  const char* name;
-};
-Types types_of(const std::string& p, bool same_out) {
-  if (p == "fp32") return {DataType::f32, DataType::f32, Compute::f32, "fp32"};
-  if (p == "tf32") return {DataType::f32, DataType::f32, Compute::tf32, "tf32"};
-  if (p == "bf16") return {DataType::bf16, same_out ? DataType::bf16 : DataType::f32, Compute::f32, "bf16"};
-  if (p == "fp16") return {DataType::f16, same_out ? DataType::f16 : DataType::f32, Compute::f32, "fp16"};
+SuiteTypes types_of(const std::string& p, bool same_out) {
+  if (const std::optional<SuiteTypes> t = suite_types(p, same_out)) return *t;
   throw Error(fmt::format("--precisions: '{}' is not one of fp32, tf32, bf16, fp16", p));
 }
 
@@ -240,18 +232,6 @@ class Bench {
   double copy_gbs_ = 0;
 };
 
-Gemm dense(const Types& t, std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout, bool d_col = false) {
-  Gemm g;
-  g.m = m, g.n = n, g.k = k;
-  g.a.type = g.b.type = t.ab;
-  g.d.type = g.c.type = t.cd;
-  g.compute = t.compute;
-  g.op_a = layout[0] == 'T' ? Op::transpose : Op::none;
-  g.op_b = layout[1] == 'T' ? Op::transpose : Op::none;
-  if (d_col) g.d.order = g.c.order = Order::col_major;
-  return g;
-}
-
 // `groups` uneven sizes summing to `total`: weights 0.33 + 1.67 * frac(i * golden ratio), a fixed
 // sequence (between a third and twice the mean) that scripts/device/torch_anchors.py reproduces
 // exactly for torch._grouped_mm. Returns the cumulative ends (the API's offsets).
@@ -349,26 +329,26 @@ void bench(const BenchOptions& o) {
   const std::int64_t n = o.layout_size;
   if (wants("layouts")) {
     for (const std::string& p : precisions) {
-      const Types t = types_of(p, false);
+      const SuiteTypes t = types_of(p, false);
       for (const char* layout : {"NN", "NT", "TN", "TT"})
-        b.gemm_case("layouts", fmt::format("{} {} {}^3", p, layout, n), dense(t, n, n, n, layout), false);
-      b.gemm_case("layouts", fmt::format("{} NN {}^3 D col", p, n), dense(t, n, n, n, "NN", true), false);
+        b.gemm_case("layouts", fmt::format("{} {} {}^3", p, layout, n), dense_call(t, n, n, n, layout), false);
+      b.gemm_case("layouts", fmt::format("{} NN {}^3 D col", p, n), dense_call(t, n, n, n, "NN", true), false);
     }
   }
   if (wants("squares")) {
     for (const std::string& p : precisions)
-      for (std::int64_t s : {4096, 8192}) b.gemm_case("squares", fmt::format("{} {}^3", p, s), dense(types_of(p, false), s, s, s, "NN"), false);
+      for (std::int64_t s : {4096, 8192}) b.gemm_case("squares", fmt::format("{} {}^3", p, s), dense_call(types_of(p, false), s, s, s, "NN"), false);
   }
   if (wants("batched")) {
-    const Types t = types_of("bf16", true);
+    const SuiteTypes t = types_of("bf16", true);
     for (auto [batch, size] : {std::pair<std::int64_t, std::int64_t>{256, 128}, {1024, 64}}) {
-      Gemm g = dense(t, size, size, size, "NN");
+      Gemm g = dense_call(t, size, size, size, "NN");
       g.batch = batch;
       b.gemm_case("batched", fmt::format("bf16 {} x {}^3", batch, size), g, false);
     }
   }
   if (wants("grouped")) {
-    const Types t = types_of("bf16", true);
+    const SuiteTypes t = types_of("bf16", true);
     struct G {
       int groups;
       std::int64_t total, n, k;
@@ -387,7 +367,7 @@ void bench(const BenchOptions& o) {
                      g, uneven_groups(c.groups, c.total), c.cold);
     }
     // What the 8 groups' work takes as one dense GEMM (one B for all rows): the cost of grouping.
-    b.gemm_case("grouped", "bf16 dense 16384x4096x7168 NT, one B", dense(t, 16384, 4096, 7168, "NT"), false);
+    b.gemm_case("grouped", "bf16 dense 16384x4096x7168 NT, one B", dense_call(t, 16384, 4096, 7168, "NT"), false);
   }
   if (wants("epilogue")) {
     // Each precision's fused bias + GELU against its plain call; in BF16 also the parts one at a
@@ -399,14 +379,14 @@ void bench(const BenchOptions& o) {
     };
     for (const std::int64_t n : o.epilogue_sizes)
       for (const std::string& p : precisions) {
-        const Types t = types_of(p, true);
-        b.gemm_case("epilogue", fmt::format("{} {}^3 plain", t.name, n), dense(t, n, n, n, "NN"), false);
+        const SuiteTypes t = types_of(p, true);
+        b.gemm_case("epilogue", fmt::format("{} {}^3 plain", t.name, n), dense_call(t, n, n, n, "NN"), false);
         std::vector<E> parts{E{"bias+gelu", BiasKind::per_column, Activation::gelu_tanh}};
         if (p == "bf16")
           parts.insert(parts.begin(), {E{"bias", BiasKind::per_column, Activation::none}, E{"gelu", BiasKind::none, Activation::gelu_tanh},
                                        E{"relu", BiasKind::none, Activation::relu}});
         for (const E& e : parts) {
-          Gemm g = dense(t, n, n, n, "NN");
+          Gemm g = dense_call(t, n, n, n, "NN");
           g.epilogue.bias_kind = e.bias;
           g.epilogue.activation = e.act;
           b.gemm_case("epilogue", fmt::format("{} {}^3 {}", t.name, n, e.name), g, false);
@@ -416,12 +396,12 @@ void bench(const BenchOptions& o) {
   // D has the operands' type, as in a model's layers (FP32 for fp32 and tf32).
   const auto shape_cases = [&](const char* suite, const std::vector<SuiteShape>& shapes) {
     for (const std::string& p : precisions) {
-      const Types t = types_of(p, true);
+      const SuiteTypes t = types_of(p, true);
       for (const SuiteShape& sh : shapes) {
         const Shape& x = sh.shape;
         b.gemm_case(suite,
                     fmt::format("{} {}x{}x{}{} {}", t.name, x.m, x.n, x.k, sh.layout == "NN" ? "" : " " + sh.layout, sh.kind),
-                    dense(t, x.m, x.n, x.k, sh.layout), memory_bound(x), o.shape_seconds);
+                    dense_call(t, x.m, x.n, x.k, sh.layout), memory_bound(x), o.shape_seconds);
       }
     }
   };

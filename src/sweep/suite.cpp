@@ -140,4 +140,24 @@ bool memory_bound(const Shape& s) {
   return (s.m <= 64 && s.n >= 4096 && s.k >= 4096) || (s.n <= 64 && s.m >= 4096 && s.k >= 4096);
 }
 
+std::optional<SuiteTypes> suite_types(const std::string& precision, bool same_out) {
+  if (precision == "fp32") return SuiteTypes{DataType::f32, DataType::f32, Compute::f32, "fp32"};
+  if (precision == "tf32") return SuiteTypes{DataType::f32, DataType::f32, Compute::tf32, "tf32"};
+  if (precision == "bf16") return SuiteTypes{DataType::bf16, same_out ? DataType::bf16 : DataType::f32, Compute::f32, "bf16"};
+  if (precision == "fp16") return SuiteTypes{DataType::f16, same_out ? DataType::f16 : DataType::f32, Compute::f32, "fp16"};
+  return std::nullopt;
+}
+
+Gemm dense_call(const SuiteTypes& t, std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout, bool d_col) {
+  Gemm g;
+  g.m = m, g.n = n, g.k = k;
+  g.a.type = g.b.type = t.ab;
+  g.d.type = g.c.type = t.cd;
+  g.compute = t.compute;
+  g.op_a = layout[0] == 'T' ? Op::transpose : Op::none;
+  g.op_b = layout[1] == 'T' ? Op::transpose : Op::none;
+  if (d_col) g.d.order = g.c.order = Order::col_major;
+  return g;
+}
+
 }  // namespace gemmlab

@@ -5,10 +5,13 @@
 // `gemmlab lab --shapes suite` and `gemmlab sweep --shapes suite` take its shapes.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/types.hpp"
+#include "gemmlab/gemm.hpp"
 
 namespace gemmlab {
 
@@ -34,6 +37,22 @@ std::vector<Shape> unique_shapes(const std::vector<SuiteShape>& shapes);
 
 // The suite's shapes alone, for --shapes suite: unique_shapes(shape_suite()).
 std::vector<Shape> suite_shapes();
+
+// The types of a call in `precision` as the bench suites name it ("fp32", "tf32", "bf16" or
+// "fp16"): FP32 operands multiplied in FP32 or TF32; 16-bit operands with D in FP32 or, with
+// `same_out`, in their own type. Nothing for another name.
+struct SuiteTypes {
+  DataType ab, cd;
+  Compute compute;
+  const char* name;
+};
+std::optional<SuiteTypes> suite_types(const std::string& precision, bool same_out);
+
+// A dense call of packed row-major operands, op(A) and op(B) from `layout` ("NN", "NT", "TN" or
+// "TT"), D (and C) column-major where `d_col`. The pointers are left null. The shape suites call
+// it with suite_types(precision, true): D in the operands' type, as in a model's layers.
+Gemm dense_call(const SuiteTypes& t, std::int64_t m, std::int64_t n, std::int64_t k, const std::string& layout,
+                bool d_col = false);
 
 // Memory-bound by the suite's rule: M <= 64 or N <= 64, with the other two sides >= 4096. Such
 // shapes are timed with the L2 flushed and judged by their share of the DRAM bandwidth.

@@ -32,17 +32,10 @@ namespace {
 
 const std::string kSnapshot = std::string(GEMMLAB_SOURCE_DIR) + "/tests/dispatch/suite_plans.txt";
 
-// A dense call as the shape suites make it (cmd_bench.cpp): packed row-major operands, op(A) and
-// op(B) from the layout, D in the operands' type for 16-bit ones; the pointers stand in for
-// cudaMalloc's (256-byte aligned).
+// A dense call as the shape suites make it (sweep/suite.hpp dense_call, cmd_bench.cpp); the
+// pointers stand in for cudaMalloc's (256-byte aligned).
 Gemm suite_call(const std::string& precision, const SuiteShape& s) {
-  Gemm g;
-  g.m = s.shape.m, g.n = s.shape.n, g.k = s.shape.k;
-  const DataType ab = precision == "bf16" ? DataType::bf16 : precision == "fp16" ? DataType::f16 : DataType::f32;
-  g.a.type = g.b.type = g.c.type = g.d.type = ab;
-  g.compute = precision == "tf32" ? Compute::tf32 : Compute::f32;
-  g.op_a = s.layout[0] == 'T' ? Op::transpose : Op::none;
-  g.op_b = s.layout[1] == 'T' ? Op::transpose : Op::none;
+  Gemm g = dense_call(*suite_types(precision, true), s.shape.m, s.shape.n, s.shape.k, s.layout);
   g.a.data = reinterpret_cast<const void*>(std::uintptr_t(1) << 40);
   g.b.data = reinterpret_cast<const void*>(std::uintptr_t(2) << 40);
   g.d.data = reinterpret_cast<void*>(std::uintptr_t(3) << 40);
