@@ -110,10 +110,9 @@ Copies copies_for(const Problem& p) {
 }
 
 // An operand read in place (a copy has rows of 128-byte multiples) whose rows do not all start on a
-// multiple of `bytes`.
-bool rows_off(const Problem& p, const Operand& o, bool copied, std::uintptr_t bytes) {
-  return !copied &&
-         (reinterpret_cast<std::uintptr_t>(o.ptr) % bytes != 0 || std::uintptr_t(o.ld) * size_of(p.ab) % bytes != 0);
+// multiple of `bytes` (the first item's: its pointer and leading dimension).
+bool rows_off(const Problem& p, const Operand& o, bool copied, std::size_t bytes) {
+  return !copied && !rows_aligned(o.ptr, o.ld, 0, 1, size_of(p.ab), bytes);
 }
 // Rows off the 32-byte sectors: the TMA reads such rows at about half speed (docs/shapes.md,
 // "Copies in rows of 128 bytes").
@@ -385,7 +384,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 }
 
 SlowRows sm90_slow_rows(const Problem& p) {
-  constexpr std::uintptr_t kLine = 128;
+  constexpr std::size_t kLine = 128;
   const Copies copies = copies_for(p);
   SlowRows r;
   r.a_off_lines = rows_off(p, p.a, copies.a.needed, kLine);

@@ -374,14 +374,14 @@ bool tf32_swaps(const Problem& p, const Tf32Config& c) { return swaps(p, c); }
 
 Tf32Config tf32_pairs_where_rows_read_slowly(const Problem& p, Tf32Config c, const DeviceState& state) {
   constexpr std::int64_t kMinKTiles = 8;
-  constexpr std::uintptr_t kSector = 32;
+  constexpr std::size_t kSector = 32;
   if (c.tile_m == 64 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.m <= c.tile_m || p.n <= kBN ||
       cdiv(p.k, kBK) < kMinKTiles || swaps(p, c) || a_needs_copy(p))
     return c;
   // A read in place (a copy has rows of 128-byte multiples) with rows off the sectors: pairs share
   // A, not B, and where only B's rows (or A's off the lines but on the sectors) were slow, pairs
   // and single tiles measured close to each other either way.
-  const bool a_slow = reinterpret_cast<std::uintptr_t>(p.a.ptr) % kSector != 0 || std::uintptr_t(p.a.ld) * 4 % kSector != 0;
+  const bool a_slow = !rows_aligned(p.a.ptr, p.a.ld, 0, 1, 4, kSector);
   const std::int64_t tiles = cdiv(p.m, c.tile_m) * cdiv(p.n, kBN) * p.batch;
   if (a_slow && 2 * tiles > std::max(1, state.props.sm_count)) c.cluster = 2;
   return c;
