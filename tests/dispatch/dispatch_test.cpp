@@ -345,8 +345,7 @@ TEST(DispatchTable, Fp32EntryRunsOnBsAlignedCopyWhereRowsAreNot) {
 
 // An entry's 128 x 192 tiles, measured at 768 x 3072 x 768 before 192 x 96 tiles existed, run as
 // 192 x 96 ones there (128 tiles, one round, against 96 of the wider tile's area), and so do its
-// neighbours where those finish in fewer rounds; at 1024 x 3072 x 768 (a second round of 192 x 96
-// tiles) the entry's tile stands.
+// neighbours where those finish in fewer rounds over at most 32 k-tiles.
 TEST(DispatchTable, EntryTilesBecome192RowsWhereThoseFinishInFewerRounds) {
   ContextImpl ctx;
   with_sm90_entry(ctx, 768, 3072, 768, R"({"tile_m": 128, "tile_n": 192, "stream_k": 1})");
@@ -359,11 +358,21 @@ TEST(DispatchTable, EntryTilesBecome192RowsWhereThoseFinishInFewerRounds) {
     EXPECT_EQ(c.sm90.tile_n, 96) << m;
     EXPECT_NE(describe(c, p).reason.find("in 192x96 tiles instead"), std::string::npos) << describe(c, p).reason;
   }
+  // At 1024 x 3072 x 768 (a second round of 192 x 96 tiles) the entry's tile stands.
   const Problem taller = problem(DataType::bf16, DataType::bf16, 1024, 3072, 768);
   const Choice c = choose(ctx, taller, ws);
   ASSERT_EQ(c.why, Why::table) << describe(c, taller).reason;
   EXPECT_EQ(c.sm90.tile_m, 128);
   EXPECT_EQ(c.sm90.tile_n, 192);
+  // So it does over more than 32 k-tiles: an entry at 1536^2 x 2048 gives 192 x 96 tiles at 1536^3
+  // (24 k-tiles) and keeps its own at 1536^2 x 2560 (40).
+  with_sm90_entry(ctx, 1536, 1536, 2048, R"({"tile_m": 128, "tile_n": 192, "stream_k": 1})");
+  for (const auto& [k, tile_m] : {std::pair<std::int64_t, int>{1536, 192}, {2560, 128}}) {
+    const Problem p = problem(DataType::bf16, DataType::bf16, 1536, 1536, k);
+    const Choice e = choose(ctx, p, ws);
+    ASSERT_EQ(e.why, Why::table) << describe(e, p).reason;
+    EXPECT_EQ(e.sm90.tile_m, tile_m) << k;
+  }
 }
 
 // An entry's pairs of 128 x 256 tiles, measured over 8.7 waves at 6144^3, stay pairs at a
@@ -638,6 +647,12 @@ TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
     EXPECT_EQ(c.tile_m, 192) << m << " x " << n;
     EXPECT_EQ(c.tile_n, 96) << m << " x " << n;
   }
+  // Over more than 32 k-tiles the rounds give way to the wider tiles' faster main loop: 1536^2 x
+  // 2048 keeps 192 x 96 tiles, 1536^2 x 2112 takes 128 x 192 ones (one round of 96).
+  EXPECT_EQ(sm90_model_choice(problem(DataType::bf16, DataType::bf16, 1536, 1536, 2048), dev, 1 << 26, false).tile_m, 192);
+  const Sm90Config long_k = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 1536, 1536, 2112), dev, 1 << 26, false);
+  EXPECT_EQ(long_k.tile_m, 128);
+  EXPECT_EQ(long_k.tile_n, 192);
   const Problem square = problem(DataType::bf16, DataType::bf16, 3072, 3072, 1024);
   Choice c;
   c.family = Family::sm90;

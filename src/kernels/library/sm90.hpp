@@ -63,6 +63,8 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
 // consumer warpgroups) where their rounds of tiles take at least a tenth less time, a round as long
 // as a tile's area: 1536^3 in one round of 128 tiles against one of 96 tiles of 128 x 192, a third
 // of the SMs idle (768 x 3072 likewise); 3072^3 (four rounds against three of 128 x 192) stays.
+// Only where K is at most 32 k-tiles of 64: over a longer K the wider tiles' faster main loop
+// outweighs the rounds (docs/shapes.md, "192 x 96 tiles over a long K").
 // Dense, plain epilogue (the only 192 x 96 instantiations: sm90_impl.cuh). Applied to the table's
 // entries as well as the model's choice: the entries were measured before 192 x 96 tiles existed
 // (docs/shapes.md, "192 x 96 tiles").
