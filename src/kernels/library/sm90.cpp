@@ -422,7 +422,8 @@ Sm90Config sm90_wide_tiles_where_rows_read_slowly(const Problem& p, Sm90Config c
 Sm90Config sm90_tall_tiles_where_they_gain(const Problem& p, Sm90Config c, const DeviceState& state) {
   // Over a long K the rounds of tiles matter less than the rate of a tile's main loop, where a
   // 192 x 96 tile moves more operand bytes a FLOP (from L2 and from shared memory into wgmma) than
-  // a 128 x 192 or 128 x 256 one: the tall tiles gained up to 24 k-tiles and lost from 45 on.
+  // a 128 x 192 or 128 x 256 one (docs/shapes.md, "192 x 96 tiles over a long K", has where they
+  // gained and lost).
   constexpr std::int64_t kMaxKTiles = 32;
   if (c.tile_m != 128 || c.tile_n < 128 || c.cluster != 1 || c.splits > 1 || p.grouped() || p.has_epilogue() ||
       p.n <= 128 || cdiv(p.k, kBK) > kMaxKTiles)
