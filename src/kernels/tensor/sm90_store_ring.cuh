@@ -86,9 +86,13 @@ class StoreRing {
   }
   __device__ void end_pass_local() const { named_barrier(barrier_, 128); }
 
-  // Before the CTA exits: every store has completed (shared memory is released at exit).
+  // Before the CTA exits: every store has read its boxes (shared memory is released at exit). The
+  // writes themselves need not have landed: nothing in this grid reads D, and the grid's writes are
+  // visible to the next kernel in the stream (and to a dependent launch's griddepcontrol.wait) once
+  // it completes. Waiting for them cost each CTA the round trip to L2 at its very end, on the
+  // critical path of a one-wave problem.
   __device__ void drain() const {
-    if (leader_) tma_store_wait_all();
+    if (leader_) tma_store_wait_read<0>();
   }
 
  private:
