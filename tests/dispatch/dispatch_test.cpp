@@ -433,6 +433,43 @@ TEST(DispatchSm90, ModelFollowsWavesAndEpilogue) {
   }
 }
 
+// Under a wave of 128 x 256 tiles, from 0.6 of one, they stay rather than give way to twice as
+// many 128 x 128 tiles (two rounds with a stream-K tail): docs/shapes.md, "128 x 256 tiles from 0.6
+// of a wave".
+TEST(DispatchSm90, WideTilesFromSixTenthsOfAWave) {
+  const DeviceState dev = h100();
+  const auto tile_n = [&](const Problem& p, std::size_t workspace) {
+    return sm90_model_choice(p, dev, workspace, false).tile_n;
+  };
+  // 256 x 14336 (112 tiles of 128 x 256, 0.85 of a wave), 16384 x 256 (128, 0.97), 10752 x 256
+  // (84, 0.64): 128 x 256. 1024 x 2048 (64, 0.48): 128 x 128; 1024 x 2304 (72, 0.55): not 128 x 256
+  // (128 x 192 tiles there: one round of 96 against two of 128 x 128).
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, 256, 14336, 4096), 1 << 26), 256);
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, 16384, 256, 4096), 1 << 26), 256);
+  EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f16, 10752, 256, 3072), 1 << 26), 256);
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, 1024, 2048, 4096), 1 << 26), 128);
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, 1024, 2304, 4096), 1 << 26), 192);
+  // 5568 x 384 (88 tiles, 0.67): 132 tiles of 128 x 128 finish in one round, half the area of the
+  // wide tiles' round, whose last column is half padding.
+  EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::bf16, 5568, 384, 8000), 1 << 26), 128);
+  // 12411 x 249 x 6718 (97 tiles, 0.73): A's rows (13,436 bytes) are copied; 167 MB of copies do not
+  // fit 64 MiB, so D is cut into blocks by the tiles, and the whole wave is asked for. With room
+  // for the copies, 128 x 256.
+  const Problem copied = problem(DataType::bf16, DataType::bf16, 12411, 249, 6718);
+  EXPECT_EQ(tile_n(copied, 1 << 26), 128);
+  EXPECT_EQ(tile_n(copied, std::size_t(1) << 30), 256);
+  // Grouped: the whole wave (2048 rows in 4 groups x 1280: about 90 tiles).
+  Problem grouped = problem(DataType::bf16, DataType::bf16, 2048, 1280, 4096);
+  grouped.groups = 4;
+  grouped.offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(4) << 40);
+  EXPECT_EQ(tile_n(grouped, 1 << 26), 128);
+  const Problem wide = problem(DataType::bf16, DataType::bf16, 256, 14336, 4096);
+  Choice c;
+  c.family = Family::sm90;
+  c.sm90 = sm90_model_choice(wide, dev, 1 << 26, false);
+  EXPECT_EQ(describe(c, wide).reason.find("fewer 128x256 tiles than SMs"), std::string::npos) << describe(c, wide).reason;
+}
+
 // Single 128 x 64 tiles go in pairs sharing A where an operand is read in place with rows off the
 // 32-byte sectors and K is 16 k-tiles or more (A), 32 or more (B): only such rows make pairs pay
 // (docs/shapes.md).
@@ -484,9 +521,11 @@ TEST(DispatchSm90, WideTilesWhereRowsReadSlowly) {
   // Rows of 4000 bytes: off the lines, on the sectors. 128 tiles of 128 x 256 (one round) against
   // 256 of 128 x 128 (two): as long, and the wide ones read less.
   EXPECT_EQ(tile(bf16(2000, 2000, 2000)), std::tuple(128, 256, 1));
-  EXPECT_EQ(tile(bf16(2048, 2048, 2048)), std::tuple(128, 128, 1));  // rows on the lines: unchanged
-  EXPECT_EQ(tile(bf16(2000, 2000, 448)), std::tuple(128, 128, 1));   // 7 k-tiles
-  EXPECT_EQ(tile(bf16(2048, 2048, 2001)), std::tuple(128, 128, 1));  // A copied into 128-byte rows
+  // Rows on the lines, 7 k-tiles, A copied into 128-byte rows: 128 x 256 as well, since 0.97 of a
+  // wave of them is past sm90_wide_tiles_min_waves's 0.6 whatever the rows.
+  EXPECT_EQ(tile(bf16(2048, 2048, 2048)), std::tuple(128, 256, 1));
+  EXPECT_EQ(tile(bf16(2000, 2000, 448)), std::tuple(128, 256, 1));
+  EXPECT_EQ(tile(bf16(2048, 2048, 2001)), std::tuple(128, 256, 1));
   // B's rows of 3600, 4400 and 6000 bytes lie off the sectors: pairs sharing B, whatever the rounds.
   EXPECT_EQ(tile(bf16(1800, 1800, 1800)), std::tuple(128, 256, 2));
   EXPECT_EQ(tile(bf16(2200, 2200, 2200)), std::tuple(128, 256, 2));
@@ -665,10 +704,9 @@ TEST(DispatchSm90, Takes192WideTilesWhereTheyFinishInFewerRounds) {
       << describe(c, small).reason;
   // Near ties and losses keep the wider or narrower tile: 4096^2 (six rounds of 192 against four of
   // 256), 5120^2 (9 x 192 against 7 x 256: 4% less), 8192^2 (21 x 192 against 16 x 256: 2% less);
-  // 2048^2 (two rounds of 192 against two of 128).
-  for (const std::int64_t s : {4096, 5120, 8192})
+  // 2048^2 (two rounds of 192 against one of 256: 128 tiles, 0.97 of a wave).
+  for (const std::int64_t s : {4096, 5120, 8192, 2048})
     EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f32, s, s, 1024)), 256) << s;
-  EXPECT_EQ(tile_n(problem(DataType::f16, DataType::f32, 2048, 2048, 1024)), 128);
   // n <= 128 stays with 128 x 128.
   EXPECT_EQ(tile_n(problem(DataType::bf16, DataType::f32, 16384, 128, 1024)), 128);
   // A fused epilogue and grouped launches have no 128 x 192 or 192 x 96 instantiation: 128 x 256 /

@@ -320,6 +320,19 @@ double sm90_wave_fill(const Problem& p, const Sm90Config& c, const DeviceState& 
   return double(units) / double(cdiv(units, resident) * resident);
 }
 
+double sm90_wide_tiles_min_waves(const Problem& p, std::size_t workspace_bytes) {
+  // From 0.6 of a wave, one round of 128 x 256 tiles beat two rounds of 128 x 128 ones (twice as
+  // many tiles, 1.2 to 2 waves), whose stream-K tail was modelled to share out the second round:
+  // the narrower tiles read a third more operand bytes a FLOP, and the tail's fix-ups cost more than
+  // the model counts. Below 0.6 of a wave the 128-wide tiles won. Where the copies of unaligned
+  // operands do not fit the workspace, the tiles decide how D is cut into blocks, each a launch,
+  // and wide tiles lost: a whole wave there. Grouped problems keep the whole wave too (their GPU-side
+  // offsets decide the tiles; not measured). docs/shapes.md, "128 x 256 tiles from 0.6 of a wave".
+  constexpr double kWideTilesMinWaves = 0.6;
+  const bool in_blocks = copies_for(p).bytes() > workspace_bytes;
+  return p.grouped() || in_blocks ? 1.0 : kWideTilesMinWaves;
+}
+
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant) {
   Sm90Config c;  // 128 x 256, alone, whole tiles
@@ -327,10 +340,14 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   const int sms = std::max(1, state.props.sm_count);
   const double rows = double(p.grouped() ? cdiv(p.m, 128) + p.groups / 2 : cdiv(p.m, 128) * p.batch);
   const double waves256 = rows * double(cdiv(p.n, 256)) / sms, waves128 = rows * double(cdiv(p.n, 128)) / sms;
-  // 128 x 256 tiles unless they leave SMs idle (in pairs where sm90_wide_pairs_gain, below).
+  // 128 x 256 tiles unless they leave many SMs idle (in pairs where sm90_wide_pairs_gain, below).
   // And 128 x 128 wherever n <= 128: a 256-wide tile would multiply zeros over half its width or
   // more (a batch of small problems, say).
-  if (waves256 < 1 || p.n <= 128) c.tile_n = 128;
+  // Under a wave, 128 x 128 also where they finish in fewer rounds (n = 384: one round of
+  // 128 x 128 tiles against one of 128 x 256 ones half padding in their last column).
+  const bool narrower = waves256 < 1 && (waves256 < sm90_wide_tiles_min_waves(p, workspace_bytes) ||
+                                         rounds_x_area(p, sms, 128, 128) < rounds_x_area(p, sms, 128, 256));
+  if (narrower || p.n <= 128) c.tile_n = 128;
   // 128 x 192 where its tiles finish at least a tenth sooner by whole waves: a launch takes as many
   // rounds as its fullest SM has tiles, each as long as the tile is wide. 1536^3: one round of 192
   // against one of 256 or two of 128; 3072^3: three rounds of 192 (384 tiles) against three of 256
