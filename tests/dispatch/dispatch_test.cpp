@@ -522,7 +522,7 @@ TEST(DispatchSm90, WideTilesWhereRowsReadSlowly) {
   // 256 of 128 x 128 (two): as long, and the wide ones read less.
   EXPECT_EQ(tile(bf16(2000, 2000, 2000)), std::tuple(128, 256, 1));
   // Rows on the lines, 7 k-tiles, A copied into 128-byte rows: 128 x 256 as well, since 0.97 of a
-  // wave of them is past sm90_wide_tiles_min_waves's 0.6 whatever the rows.
+  // wave of them is past wide_tiles_min_waves's 0.6 whatever the rows.
   EXPECT_EQ(tile(bf16(2048, 2048, 2048)), std::tuple(128, 256, 1));
   EXPECT_EQ(tile(bf16(2000, 2000, 448)), std::tuple(128, 256, 1));
   EXPECT_EQ(tile(bf16(2048, 2048, 2001)), std::tuple(128, 256, 1));

@@ -320,7 +320,10 @@ double sm90_wave_fill(const Problem& p, const Sm90Config& c, const DeviceState& 
   return double(units) / double(cdiv(units, resident) * resident);
 }
 
-double sm90_wide_tiles_min_waves(const Problem& p, std::size_t workspace_bytes) {
+namespace {
+
+// The fewest waves of 128 x 256 tiles for which the model takes them rather than 128 x 128 ones.
+double wide_tiles_min_waves(const Problem& p, std::size_t workspace_bytes) {
   // From 0.6 of a wave, one round of 128 x 256 tiles beat two rounds of 128 x 128 ones (twice as
   // many tiles, 1.2 to 2 waves), whose stream-K tail was modelled to share out the second round:
   // the narrower tiles read a third more operand bytes a FLOP, and the tail's fix-ups cost more than
@@ -332,6 +335,8 @@ double sm90_wide_tiles_min_waves(const Problem& p, std::size_t workspace_bytes) 
   const bool in_blocks = copies_for(p).bytes() > workspace_bytes;
   return p.grouped() || in_blocks ? 1.0 : kWideTilesMinWaves;
 }
+
+}  // namespace
 
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant) {
@@ -345,7 +350,7 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // more (a batch of small problems, say).
   // Under a wave, 128 x 128 also where they finish in fewer rounds (n = 384: one round of
   // 128 x 128 tiles against one of 128 x 256 ones half padding in their last column).
-  const bool narrower = waves256 < 1 && (waves256 < sm90_wide_tiles_min_waves(p, workspace_bytes) ||
+  const bool narrower = waves256 < 1 && (waves256 < wide_tiles_min_waves(p, workspace_bytes) ||
                                          rounds_x_area(p, sms, 128, 128) < rounds_x_area(p, sms, 128, 256));
   if (narrower || p.n <= 128) c.tile_n = 128;
   // 128 x 192 where its tiles finish at least a tenth sooner by whole waves: a launch takes as many

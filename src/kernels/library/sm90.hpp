@@ -59,11 +59,6 @@ std::optional<Sm90LaunchShape> sm90_launch_shape(const Problem& p, const Sm90Con
 Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::size_t workspace_bytes,
                              bool batch_invariant);
 
-// The fewest waves of 128 x 256 tiles for which the model takes them rather than 128 x 128 ones
-// (0.6 for a dense problem whose operand copies, if any, fit the workspace; 1 otherwise): measured
-// in docs/shapes.md, "128 x 256 tiles from 0.6 of a wave".
-double sm90_wide_tiles_min_waves(const Problem& p, std::size_t workspace_bytes);
-
 // c, or, where c is single 128-row tiles of at least 128 columns without split-K, 192 x 96 tiles (three
 // consumer warpgroups) where their rounds of tiles take at least a tenth less time, a round as long
 // as a tile's area: 1536^3 in one round of 128 tiles against one of 96 tiles of 128 x 192, a third
