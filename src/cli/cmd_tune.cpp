@@ -221,12 +221,17 @@ CandidateTimes time_candidates(Lab& lab, const Context& ctx, const TableClass& t
   bool model_first = false;
   auto same = [](const Plan& a, const Plan& b) { return a.kernel == b.kernel && a.config == b.config; };
   std::vector<detail::Choice> list = detail::candidates(ctx.impl(), p, env.scratch.bytes);
-  // The model's pick and the call's own choice are timed too where the candidates' grid lacks them
-  // (the FP32 model weighs split counts up to 128, the grid has 1 to 8).
-  for (const detail::Choice& own : {model_choice, detail::choose(ctx.impl(), p, env.scratch.bytes)}) {
-    const Plan own_plan = detail::describe(own, p);
+  // The model's pick and the call's own choice, and each with its split count halved and doubled,
+  // are timed too where the candidates' grid lacks them (the models weigh split counts up to 128,
+  // the grid has 2 to 8).
+  const detail::Choice call_choice = detail::choose(ctx.impl(), p, env.scratch.bytes);
+  std::vector<detail::Choice> own = {model_choice, call_choice};
+  for (const detail::Choice& pick : {model_choice, call_choice})
+    for (const detail::Choice& c : detail::split_neighbours(ctx.impl(), p, pick, env.scratch.bytes)) own.push_back(c);
+  for (const detail::Choice& o : own) {
+    const Plan own_plan = detail::describe(o, p);
     if (std::none_of(list.begin(), list.end(), [&](const detail::Choice& c) { return same(detail::describe(c, p), own_plan); }))
-      list.push_back(own);
+      list.push_back(o);
   }
   for (const detail::Choice& c : list) {
     CandidateTimes::Timed t{detail::describe(c, p), c, 0};

@@ -587,6 +587,42 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
   return out;
 }
 
+std::vector<Choice> split_neighbours(const ContextImpl& ctx, const Problem& p, const Choice& pick,
+                                     std::size_t workspace_bytes) {
+  std::vector<Choice> out;
+  const int splits = pick.family == Family::sm90        ? pick.sm90.splits
+                     : pick.family == Family::sm90_tf32 ? pick.tf32.splits
+                     : pick.family == Family::simt      ? pick.simt.splits
+                                                        : 1;
+  if (splits <= 1) return out;
+  for (const int s : {splits / 2, splits * 2}) {
+    if (s < 2) continue;
+    Choice c;
+    c.family = pick.family;
+    switch (pick.family) {
+      case Family::sm90:
+        c.sm90 = pick.sm90, c.sm90.splits = s;
+        if (sm90_reject(p, c.sm90, ctx.device, workspace_bytes)) continue;
+        c.workspace_bytes = sm90_workspace_bytes(p, c.sm90, ctx.device, workspace_bytes);
+        note_blocks(c, p, ctx.device, workspace_bytes);
+        break;
+      case Family::sm90_tf32:
+        c.tf32 = pick.tf32, c.tf32.splits = s;
+        if (tf32_reject(p, c.tf32, ctx.device, workspace_bytes)) continue;
+        c.workspace_bytes = tf32_workspace_bytes(p, c.tf32, ctx.device, workspace_bytes);
+        note_blocks(c, p, ctx.device, workspace_bytes);
+        break;
+      default:  // Family::simt
+        c.simt = pick.simt, c.simt.splits = s;
+        if (simt_reject(p, c.simt, ctx.device) || simt_workspace_reject(p, c.simt, ctx.device, workspace_bytes)) continue;
+        c.workspace_bytes = std::min(simt_workspace_bytes(p, c.simt, ctx.device), workspace_bytes);
+        break;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 void execute(const Choice& c, const Problem& p, const LaunchEnv& env) {
   switch (c.family) {
     case Family::sm90: launch_sm90(p, c.sm90, env); return;

@@ -590,6 +590,38 @@ TEST(DispatchCandidates, BatchInvariantCallsGetNoStreamKTail) {
   }
 }
 
+// What tune times beside a split pick: the same tiles in half and twice the slices, where those
+// can run (at most one slice a k-tile, partial sums within the workspace); nothing for a pick that
+// does not split K.
+TEST(DispatchCandidates, SplitNeighboursHalveAndDoubleTheSlices) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  const auto slices = [&](const Problem& p, std::size_t bytes) {
+    std::vector<int> out;
+    const Choice pick = choose(ctx, p, bytes);
+    for (const Choice& c : split_neighbours(ctx, p, pick, bytes)) {
+      EXPECT_EQ(c.family, pick.family);
+      EXPECT_EQ(std::tuple(c.sm90.tile_m, c.sm90.tile_n), std::tuple(pick.sm90.tile_m, pick.sm90.tile_n));
+      EXPECT_EQ(std::tuple(c.tf32.tile_m, c.simt.tile_m), std::tuple(pick.tf32.tile_m, pick.simt.tile_m));
+      out.push_back(c.sm90.splits * c.tf32.splits * c.simt.splits);
+    }
+    return out;
+  };
+  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);  // 64 slices
+  EXPECT_EQ(slices(one, ws), (std::vector<int>{32, 128}));
+  // 128 slices of 64 KiB (8 MiB) do not fit 6 MiB: only the half.
+  EXPECT_EQ(slices(one, std::size_t(6) << 20), (std::vector<int>{32}));
+  // 128 slices of 64 x 64 x 65536, 8 k-tiles each: 256 would still be within the 1024 k-tiles.
+  EXPECT_EQ(slices(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), ws), (std::vector<int>{64, 256}));
+  Problem tf32 = problem(DataType::f32, DataType::f32, 128, 128, 65536);
+  tf32.tf32 = true;
+  const std::vector<int> t = slices(tf32, ws);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(2 * t[0], t[1] / 2);
+  EXPECT_TRUE(slices(problem(DataType::bf16, DataType::f32, 4096, 4096, 4096), ws).empty());
+}
+
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would
 // leave half the SMs idle with a K short against m and n, and 64 x 32 tiles where 64 x 64 ones
 // would fill at most half the SMs with a K-major A; dense and plain calls only (the only 64-row
