@@ -608,10 +608,10 @@ TEST(DispatchCandidates, SplitNeighboursHalveAndDoubleTheSlices) {
     }
     return out;
   };
-  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);  // 64 slices
-  EXPECT_EQ(slices(one, ws), (std::vector<int>{32, 128}));
-  // 128 slices of 64 KiB (8 MiB) do not fit 6 MiB: only the half.
-  EXPECT_EQ(slices(one, std::size_t(6) << 20), (std::vector<int>{32}));
+  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);  // 66 slices requested
+  EXPECT_EQ(slices(one, ws), (std::vector<int>{33, 132}));
+  // 132 requested (128 of 64 KiB, 8 MiB) do not fit 6 MiB: only the half.
+  EXPECT_EQ(slices(one, std::size_t(6) << 20), (std::vector<int>{33}));
   // 128 slices of 64 x 64 x 65536, 8 k-tiles each: 256 would still be within the 1024 k-tiles.
   EXPECT_EQ(slices(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), ws), (std::vector<int>{64, 256}));
   Problem tf32 = problem(DataType::f32, DataType::f32, 128, 128, 65536);
@@ -757,21 +757,25 @@ TEST(DispatchSm90, SplitsKForAFewTilesWithALongK) {
   const DeviceState dev = h100();
   const std::size_t ws = std::size_t(1) << 26;
   // 128 x 128 x 65536: one tile of 1024 k-tiles. 128 slices of 8 would fill the 132 SMs, but each
-  // would write and read back 128 KiB of partial sums for 256 KiB of operands: 64 slices of 16,
-  // 4 MiB of partial sums.
+  // would write and read back 128 KiB of partial sums for 256 KiB of operands: 64 slices of 16 in
+  // 128 x 128 tiles fill 64 SMs. Two 128 x 64 tiles in 66 requested slices (64 of 16 k-tiles) fill
+  // 128, with the same 4 MiB of partial sums.
   const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);
   Sm90Config c = sm90_model_choice(one, dev, ws, false);
-  EXPECT_EQ(c.tile_n, 128);
-  EXPECT_EQ(c.splits, 64);
-  EXPECT_EQ(c.stream_k, 0);
+  EXPECT_EQ(std::tuple(c.tile_m, c.tile_n, c.splits, c.stream_k), std::tuple(128, 64, 66, 0));
+  EXPECT_EQ(split_k_slices(one.k, c.splits, 64).splits, 64);
   EXPECT_FALSE(sm90_reject(one, c, dev, ws));
   EXPECT_EQ(sm90_workspace_bytes(one, c, dev, ws), 64u * 128u * 128u * 4u);
-  // 64 x 64 x 65536: one 64 x 64 tile (m <= 64), a quarter of the outputs, so 128 slices.
+  // 64 x 64 x 65536: one 64 x 64 tile (m <= 64), a quarter of the outputs, so 128 slices; two
+  // 64 x 32 tiles would fill no more SMs (64 slices each, at most a CTA an SM), so not those.
   const Sm90Config quarter = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), dev, ws, false);
-  EXPECT_EQ(quarter.tile_m, 64);
-  EXPECT_EQ(quarter.splits, 128);
-  // Less workspace: fewer slices (16 of 64 KiB fit 1 MiB); none fit 100 KiB.
-  EXPECT_EQ(sm90_model_choice(one, dev, 1 << 20, false).splits, 16);
+  EXPECT_EQ(std::tuple(quarter.tile_m, quarter.tile_n, quarter.splits), std::tuple(64, 64, 128));
+  // 32 x 52 x 63998: 125 slices of one 64 x 64 tile, or 66 requested of two 64 x 32 tiles (132 CTAs).
+  const Sm90Config thin = sm90_model_choice(problem(DataType::bf16, DataType::bf16, 32, 52, 63998), dev, ws, false);
+  EXPECT_EQ(std::tuple(thin.tile_m, thin.tile_n, thin.splits), std::tuple(64, 32, 66));
+  // Less workspace: fewer slices (16 of 64 KiB fit 1 MiB, in two 128 x 64 tiles); none fit 100 KiB.
+  EXPECT_EQ(std::tuple(sm90_model_choice(one, dev, 1 << 20, false).tile_n, sm90_model_choice(one, dev, 1 << 20, false).splits),
+            std::tuple(64, 16));
   EXPECT_EQ(sm90_model_choice(one, dev, 100000, false).splits, 1);
   // 64 x 4096 x 4096: 128 tiles of 64 x 32, none (64 tiles of 64 x 64 took 2 slices of 32 k-tiles
   // before 64 x 32 tiles); 128 x 4096 x 4096: 128 tiles of 64 x 64, none; 512 x 512 x 32768 (K long

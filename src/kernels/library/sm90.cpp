@@ -375,18 +375,32 @@ Sm90Config sm90_model_choice(const Problem& p, const DeviceState& state, std::si
   // against m x n (128 x 128 x 65536, 64 x 4096 x 4096; split_k_model says how many slices). The
   // stream-K tail shares out such a launch too, but its owner adds every helper's partial tile
   // alone; split-K's second pass spreads the adding over the GPU.
-  // 64-row tiles are split as they are (m <= 64, or a K short against m and n); 64 x 32 tiles are
-  // not (they are taken to fill SMs without a split). The slices count the tiles' re-reads of the
-  // operands only where the tiles chosen so far leave most SMs idle (at most 40% busy): where they
-  // fill more, split 128 x 128 tiles ran slower than the whole tiles with a stream-K tail (343 x
-  // 2048 x 2048, 1024 x 1024 x 4096; docs/shapes.md, "Split-K counts the tiles' re-reads").
+  // 64-row tiles are split as they are (m <= 64, or a K short against m and n); 64 x 32 tiles taken
+  // so far are not (they were taken to fill SMs without a split). The slices count the tiles'
+  // re-reads of the operands only where the tiles chosen so far leave most SMs idle (at most 40%
+  // busy): where they fill more, split 128 x 128 tiles ran slower than the whole tiles with a
+  // stream-K tail (343 x 2048 x 2048, 1024 x 1024 x 4096; docs/shapes.md, "Split-K counts the
+  // tiles' re-reads").
   if (c.tile_n != 32) {
     constexpr std::int64_t kMinSliceTiles = 8;
     const bool idle = 5 * cdiv(p.m, c.tile_m) * cdiv(p.n, c.tile_n) <= 2 * std::int64_t(sms);
-    const int rows = c.tile_m == 64 ? 64 : 128, width = rows == 64 ? c.tile_n : !p.grouped() && p.n <= 64 ? 64 : 128;
+    const int rows = c.tile_m == 64 ? 64 : 128;
+    int width = rows == 64 ? c.tile_n : !p.grouped() && p.n <= 64 ? 64 : 128;
     const std::int64_t resident = counted_resident(Sm90Config{rows, width, 1}, state);
     const std::size_t copies = copies_for(p).bytes(), room = workspace_bytes > copies ? workspace_bytes - copies : 0;
-    if (const std::int64_t splits = split_k_model(p, rows, width, idle, resident, kBK, kMinSliceTiles, room); splits >= 2) {
+    std::int64_t splits = split_k_model(p, rows, width, idle, resident, kBK, kMinSliceTiles, room);
+    // Tiles half as wide where those fill more of one wave: the slices are as long or longer, and
+    // each CTA writes half the partial sums. One wave at most (a CTA an SM): 64 x 32 tiles in two
+    // waves of slices ran slower than 64 x 64 ones in one (docs/shapes.md, "Split-K in narrower
+    // tiles").
+    if (const int narrower = rows == 128 ? 64 : 32; splits >= 2 && width > narrower) {
+      const auto ctas = [&](int w, std::int64_t s) {
+        return cdiv(p.m, rows) * cdiv(p.n, w) * split_k_slices(p.k, int(s), kBK).splits;
+      };
+      const std::int64_t narrow = split_k_model(p, rows, narrower, idle, sms, kBK, kMinSliceTiles, room);
+      if (narrow >= 2 && ctas(narrower, narrow) > ctas(width, splits)) width = narrower, splits = narrow;
+    }
+    if (splits >= 2) {
       c.tile_m = rows, c.tile_n = width, c.cluster = 1, c.stream_k = 0;
       c.splits = int(splits);
     }
