@@ -525,6 +525,44 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
   return c;
 }
 
+namespace {
+
+// A tunable family's configuration as a candidate for p, with its workspace, or nothing where it
+// cannot run p with this workspace.
+std::optional<Choice> sm90_candidate(const ContextImpl& ctx, const Problem& p, const Sm90Config& cfg,
+                                     std::size_t workspace_bytes) {
+  if (sm90_reject(p, cfg, ctx.device, workspace_bytes)) return std::nullopt;
+  Choice c;
+  c.family = Family::sm90;
+  c.sm90 = cfg;
+  c.workspace_bytes = sm90_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+  note_blocks(c, p, ctx.device, workspace_bytes);
+  return c;
+}
+
+std::optional<Choice> tf32_candidate(const ContextImpl& ctx, const Problem& p, const Tf32Config& cfg,
+                                     std::size_t workspace_bytes) {
+  if (tf32_reject(p, cfg, ctx.device, workspace_bytes)) return std::nullopt;
+  Choice c;
+  c.family = Family::sm90_tf32;
+  c.tf32 = cfg;
+  c.workspace_bytes = tf32_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
+  note_blocks(c, p, ctx.device, workspace_bytes);
+  return c;
+}
+
+std::optional<Choice> simt_candidate(const ContextImpl& ctx, const Problem& p, const SimtConfig& cfg,
+                                     std::size_t workspace_bytes) {
+  if (simt_reject(p, cfg, ctx.device) || simt_workspace_reject(p, cfg, ctx.device, workspace_bytes)) return std::nullopt;
+  Choice c;
+  c.family = Family::simt;
+  c.simt = cfg;
+  c.workspace_bytes = std::min(simt_workspace_bytes(p, cfg, ctx.device), workspace_bytes);
+  return c;
+}
+
+}  // namespace
+
 std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes) {
   std::vector<Choice> out;
   Choice generic;
@@ -533,25 +571,12 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
   out.push_back(generic);
   // A stream-K tail depends on m: none for batch-invariant calls, as their model's choice has none.
   const auto tail_breaks_invariance = [&p](int stream_k) { return invariant(p) && stream_k != 0; };
-  for (const Sm90Config& cfg : sm90_configs()) {
-    if (tail_breaks_invariance(cfg.stream_k) || sm90_reject(p, cfg, ctx.device, workspace_bytes)) continue;
-    Choice c;
-    c.family = Family::sm90;
-    c.sm90 = cfg;
-    c.workspace_bytes = sm90_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
-    note_blocks(c, p, ctx.device, workspace_bytes);
-    out.push_back(c);
-  }
-  for (const SimtConfig& cfg : simt_configs()) {
-    if (tail_breaks_invariance(cfg.stream_k) || simt_reject(p, cfg, ctx.device) ||
-        simt_workspace_reject(p, cfg, ctx.device, workspace_bytes))
-      continue;
-    Choice c;
-    c.family = Family::simt;
-    c.simt = cfg;
-    c.workspace_bytes = std::min(simt_workspace_bytes(p, cfg, ctx.device), workspace_bytes);
-    out.push_back(c);
-  }
+  for (const Sm90Config& cfg : sm90_configs())
+    if (!tail_breaks_invariance(cfg.stream_k))
+      if (auto c = sm90_candidate(ctx, p, cfg, workspace_bytes)) out.push_back(*c);
+  for (const SimtConfig& cfg : simt_configs())
+    if (!tail_breaks_invariance(cfg.stream_k))
+      if (auto c = simt_candidate(ctx, p, cfg, workspace_bytes)) out.push_back(*c);
   if (skinny_shape(p))
     for (const SkinnyConfig& cfg : skinny_configs()) {
       if (skinny_reject(p, cfg, ctx.device, workspace_bytes)) continue;
@@ -575,15 +600,9 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
     c.family = Family::small;
     out.push_back(c);
   }
-  for (const Tf32Config& cfg : tf32_configs()) {
-    if (tail_breaks_invariance(cfg.stream_k) || tf32_reject(p, cfg, ctx.device, workspace_bytes)) continue;
-    Choice c;
-    c.family = Family::sm90_tf32;
-    c.tf32 = cfg;
-    c.workspace_bytes = tf32_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
-    note_blocks(c, p, ctx.device, workspace_bytes);
-    out.push_back(c);
-  }
+  for (const Tf32Config& cfg : tf32_configs())
+    if (!tail_breaks_invariance(cfg.stream_k))
+      if (auto c = tf32_candidate(ctx, p, cfg, workspace_bytes)) out.push_back(*c);
   return out;
 }
 
@@ -597,28 +616,21 @@ std::vector<Choice> split_neighbours(const ContextImpl& ctx, const Problem& p, c
   if (splits <= 1) return out;
   for (const int s : {splits / 2, splits * 2}) {
     if (s < 2) continue;
-    Choice c;
-    c.family = pick.family;
-    switch (pick.family) {
-      case Family::sm90:
-        c.sm90 = pick.sm90, c.sm90.splits = s;
-        if (sm90_reject(p, c.sm90, ctx.device, workspace_bytes)) continue;
-        c.workspace_bytes = sm90_workspace_bytes(p, c.sm90, ctx.device, workspace_bytes);
-        note_blocks(c, p, ctx.device, workspace_bytes);
-        break;
-      case Family::sm90_tf32:
-        c.tf32 = pick.tf32, c.tf32.splits = s;
-        if (tf32_reject(p, c.tf32, ctx.device, workspace_bytes)) continue;
-        c.workspace_bytes = tf32_workspace_bytes(p, c.tf32, ctx.device, workspace_bytes);
-        note_blocks(c, p, ctx.device, workspace_bytes);
-        break;
-      default:  // Family::simt
-        c.simt = pick.simt, c.simt.splits = s;
-        if (simt_reject(p, c.simt, ctx.device) || simt_workspace_reject(p, c.simt, ctx.device, workspace_bytes)) continue;
-        c.workspace_bytes = std::min(simt_workspace_bytes(p, c.simt, ctx.device), workspace_bytes);
-        break;
+    std::optional<Choice> c;
+    if (pick.family == Family::sm90) {
+      Sm90Config cfg = pick.sm90;
+      cfg.splits = s;
+      c = sm90_candidate(ctx, p, cfg, workspace_bytes);
+    } else if (pick.family == Family::sm90_tf32) {
+      Tf32Config cfg = pick.tf32;
+      cfg.splits = s;
+      c = tf32_candidate(ctx, p, cfg, workspace_bytes);
+    } else {
+      SimtConfig cfg = pick.simt;
+      cfg.splits = s;
+      c = simt_candidate(ctx, p, cfg, workspace_bytes);
     }
-    out.push_back(c);
+    if (c) out.push_back(*c);
   }
   return out;
 }
