@@ -281,10 +281,18 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       transfers);
 }
 
-// The blocks of D a tensor-core choice runs in, where the operands' copies do not fit whole.
-void note_blocks(Choice& c, const Problem& p, const DeviceState& state, std::size_t workspace_bytes) {
-  if (c.family == Family::sm90) c.blocks = sm90_copy_blocks(p, c.sm90, state, workspace_bytes);
-  if (c.family == Family::sm90_tf32) c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
+// What a tensor-core choice launches: split-K's slices as the kernel runs them (a requested 66
+// runs as 64 where K's k-tiles share out so), so that a plan names the count that runs, and the
+// blocks of D where the operands' copies do not fit whole.
+void note_launch(Choice& c, const Problem& p, const DeviceState& state, std::size_t workspace_bytes) {
+  if (c.family == Family::sm90) {
+    c.sm90.splits = sm90_slices(p, c.sm90);
+    c.blocks = sm90_copy_blocks(p, c.sm90, state, workspace_bytes);
+  }
+  if (c.family == Family::sm90_tf32) {
+    c.tf32.splits = tf32_slices(p, c.tf32);
+    c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
+  }
 }
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";
@@ -515,7 +523,7 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
                         : f == Family::small     ? choose_small(ctx, p, c, why_not)
                                                  : choose_simt(ctx, p, workspace_bytes, c, why_not);
     if (chosen) {
-      note_blocks(c, p, ctx.device, workspace_bytes);
+      note_launch(c, p, ctx.device, workspace_bytes);
       return c;
     }
   }
@@ -536,7 +544,7 @@ std::optional<Choice> sm90_candidate(const ContextImpl& ctx, const Problem& p, c
   c.family = Family::sm90;
   c.sm90 = cfg;
   c.workspace_bytes = sm90_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
-  note_blocks(c, p, ctx.device, workspace_bytes);
+  note_launch(c, p, ctx.device, workspace_bytes);
   return c;
 }
 
@@ -547,7 +555,7 @@ std::optional<Choice> tf32_candidate(const ContextImpl& ctx, const Problem& p, c
   c.family = Family::sm90_tf32;
   c.tf32 = cfg;
   c.workspace_bytes = tf32_workspace_bytes(p, cfg, ctx.device, workspace_bytes);
-  note_blocks(c, p, ctx.device, workspace_bytes);
+  note_launch(c, p, ctx.device, workspace_bytes);
   return c;
 }
 
@@ -630,7 +638,10 @@ std::vector<Choice> split_neighbours(const ContextImpl& ctx, const Problem& p, c
       cfg.splits = s;
       c = simt_candidate(ctx, p, cfg, workspace_bytes);
     }
-    if (c) out.push_back(*c);
+    // A count K's k-tiles cannot share out as asked runs as a nearby one (note_launch): keep only
+    // neighbours that run a count of their own.
+    const auto runs = [](const Choice& x) { return x.sm90.splits * x.tf32.splits * x.simt.splits; };
+    if (c && runs(*c) != runs(pick) && (out.empty() || runs(out.back()) != runs(*c))) out.push_back(*c);
   }
   return out;
 }

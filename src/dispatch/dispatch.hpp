@@ -69,10 +69,11 @@ Choice choose(const ContextImpl& ctx, const Problem& p, std::size_t workspace_by
 // what `gemmlab tune --table` times, and what the tests run one by one. For a batch-invariant
 // problem, none with a stream-K tail (which depends on m).
 std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::size_t workspace_bytes);
-// The split-K choice `pick` with its number of slices halved and doubled (same family and tiles),
-// those of the two that can run p: what `gemmlab tune` times beside the candidates' grid, whose
-// split counts stop at 8 while the models take up to 128, so that a split count is weighed against
-// its neighbours. Nothing where `pick` does not split K.
+// The split-K choice `pick` with its number of slices halved and doubled (same family and tiles;
+// each the count the kernel runs, where it differs from the pick's), those of the two that can
+// run p: what `gemmlab tune` times beside the candidates' grid, whose split counts stop at 8 while
+// the models take up to 128, so that a split count is weighed against its neighbours. Nothing
+// where `pick` does not split K.
 std::vector<Choice> split_neighbours(const ContextImpl& ctx, const Problem& p, const Choice& pick,
                                      std::size_t workspace_bytes);
 void execute(const Choice& c, const Problem& p, const LaunchEnv& env);

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -608,10 +609,14 @@ TEST(DispatchCandidates, SplitNeighboursHalveAndDoubleTheSlices) {
     }
     return out;
   };
-  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);  // 66 slices requested
-  EXPECT_EQ(slices(one, ws), (std::vector<int>{33, 132}));
-  // 132 requested (128 of 64 KiB, 8 MiB) do not fit 6 MiB: only the half.
-  EXPECT_EQ(slices(one, std::size_t(6) << 20), (std::vector<int>{33}));
+  // The model asks for 66 slices of the 1024 k-tiles; 64 of 16 run, and the plan names 64.
+  const Problem one = problem(DataType::bf16, DataType::bf16, 128, 128, 65536);
+  const Choice pick = choose(ctx, one, ws);
+  EXPECT_EQ(pick.sm90.splits, 64);
+  EXPECT_NE(describe(pick, one).config.find("splits=64 "), std::string::npos) << describe(pick, one).config;
+  EXPECT_EQ(slices(one, ws), (std::vector<int>{32, 128}));
+  // 128 slices (of 64 KiB, 8 MiB) do not fit 6 MiB: only the half.
+  EXPECT_EQ(slices(one, std::size_t(6) << 20), (std::vector<int>{32}));
   // 128 slices of 64 x 64 x 65536, 8 k-tiles each: 256 would still be within the 1024 k-tiles.
   EXPECT_EQ(slices(problem(DataType::bf16, DataType::bf16, 64, 64, 65536), ws), (std::vector<int>{64, 256}));
   Problem tf32 = problem(DataType::f32, DataType::f32, 128, 128, 65536);
@@ -620,6 +625,25 @@ TEST(DispatchCandidates, SplitNeighboursHalveAndDoubleTheSlices) {
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(2 * t[0], t[1] / 2);
   EXPECT_TRUE(slices(problem(DataType::bf16, DataType::f32, 4096, 4096, 4096), ws).empty());
+}
+
+// A candidate names the split-K slices that run: 4 asked of K = 320 (5 k-tiles of 64) share
+// them out as 3 of at most 2 k-tiles, and the candidate says 3; the TF32 model's 32 of K = 16833 (527
+// k-tiles of 32) run as 31 of 17.
+TEST(DispatchCandidates, SplitCountsAreTheSlicesThatRun) {
+  ContextImpl ctx;
+  ctx.device = h100();
+  const std::size_t ws = std::size_t(1) << 26;
+  const Problem short_k = problem(DataType::bf16, DataType::bf16, 128, 128, 320);
+  std::set<int> counts;
+  for (const Choice& c : candidates(ctx, short_k, ws))
+    if (c.family == Family::sm90 && c.sm90.splits > 1) counts.insert(c.sm90.splits);
+  EXPECT_EQ(counts, (std::set<int>{2, 3}));
+  Problem tf32 = problem(DataType::f32, DataType::f32, 74, 167, 16833);
+  tf32.tf32 = true;
+  const Choice pick = choose(ctx, tf32, ws);
+  ASSERT_EQ(pick.family, Family::sm90_tf32);
+  EXPECT_EQ(pick.tf32.splits, 31);
 }
 
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would

@@ -218,6 +218,8 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
   return std::nullopt;
 }
 
+int sm90_slices(const Problem& p, const Sm90Config& c) { return c.splits > 1 ? split_of(p, c).splits : c.splits; }
+
 std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
   const Sm90Entry* e = find_entry(p, c);

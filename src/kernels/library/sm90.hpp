@@ -33,6 +33,11 @@ std::optional<std::string> sm90_reject(const Problem& p, const Sm90Config& c, co
 std::size_t sm90_workspace_bytes(const Problem& p, const Sm90Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes);
 
+// The slices split-K runs for c: K's k-tiles in equal shares, as many as cover it (split_k_slices),
+// which can be fewer than c.splits asks for (66 of K = 65536 run as 64 of 16 k-tiles); c.splits
+// where it does not split.
+int sm90_slices(const Problem& p, const Sm90Config& c);
+
 void launch_sm90(const Problem& p, const Sm90Config& c, const LaunchEnv& env);
 
 // The blocks of D the launch multiplies one after the other where the operands' copies do not fit

@@ -223,6 +223,8 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
   return std::nullopt;
 }
 
+int tf32_slices(const Problem& p, const Tf32Config& c) { return c.splits > 1 ? split_of(p, c).splits : c.splits; }
+
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes) {
   if (swaps(p, c)) return tf32_workspace_bytes(swapped(p), c, state, workspace_bytes);

@@ -25,6 +25,8 @@ std::optional<std::string> tf32_reject(const Problem& p, const Tf32Config& c, co
                                        std::size_t workspace_bytes);
 std::size_t tf32_workspace_bytes(const Problem& p, const Tf32Config& c, const DeviceState& state,
                                  std::size_t workspace_bytes);
+// As sm90_slices: the slices split-K runs for c.
+int tf32_slices(const Problem& p, const Tf32Config& c);
 void launch_tf32(const Problem& p, const Tf32Config& c, const LaunchEnv& env);
 // As sm90_copy_blocks (the transposed problem and split-K are never run in blocks).
 CopyBlocks tf32_copy_blocks(const Problem& p, const Tf32Config& c, const DeviceState& state,
