@@ -30,7 +30,8 @@ StreamHold::StreamHold() {
   void* p = nullptr;
   GEMMLAB_CUDA(cudaHostAlloc(&p, 2 * sizeof(int), cudaHostAllocMapped));
   host_ = static_cast<volatile int*>(p);
-  host_[0] = host_[1] = 0;
+  host_[0] = 0;  // one store each: C++20 deprecates using a volatile assignment's value
+  host_[1] = 0;
   void* d = nullptr;
   if (cudaHostGetDevicePointer(&d, p, 0) != cudaSuccess) {
     cudaFreeHost(p);
