@@ -281,7 +281,7 @@ bool choose_simt(const ContextImpl& ctx, const Problem& p, std::size_t ws, Choic
       transfers);
 }
 
-// What a tensor-core choice launches: split-K's slices as the kernel runs them (a requested 66
+// What a choice launches: split-K's slices as the kernel runs them (a requested 66
 // runs as 64 where K's k-tiles share out so), so that a plan names the count that runs, and the
 // blocks of D where the operands' copies do not fit whole.
 void note_launch(Choice& c, const Problem& p, const DeviceState& state, std::size_t workspace_bytes) {
@@ -293,6 +293,7 @@ void note_launch(Choice& c, const Problem& p, const DeviceState& state, std::siz
     c.tf32.splits = tf32_slices(p, c.tf32);
     c.blocks = tf32_copy_blocks(p, c.tf32, state, workspace_bytes);
   }
+  if (c.family == Family::simt) c.simt.splits = simt_slices(p, c.simt);
 }
 
 constexpr const char* kPairsWords = "; in pairs sharing A: rows of A or B off the 32-byte sectors";

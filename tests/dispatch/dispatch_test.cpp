@@ -629,7 +629,7 @@ TEST(DispatchCandidates, SplitNeighboursHalveAndDoubleTheSlices) {
 
 // A candidate names the split-K slices that run: 4 asked of K = 320 (5 k-tiles of 64) share
 // them out as 3 of at most 2 k-tiles, and the candidate says 3; the TF32 model's 32 of K = 16833 (527
-// k-tiles of 32) run as 31 of 17.
+// k-tiles of 32) run as 31 of 17; the FP32 kernel's 128 of K = 4099 as 86.
 TEST(DispatchCandidates, SplitCountsAreTheSlicesThatRun) {
   ContextImpl ctx;
   ctx.device = h100();
@@ -644,6 +644,16 @@ TEST(DispatchCandidates, SplitCountsAreTheSlicesThatRun) {
   const Choice pick = choose(ctx, tf32, ws);
   ASSERT_EQ(pick.family, Family::sm90_tf32);
   EXPECT_EQ(pick.tf32.splits, 31);
+  // The FP32 CUDA-core kernel likewise: the model's 128 of K = 4099 (257 k-tiles of 16) run as 86
+  // of 3, not 128 with 42 of them empty.
+  const Choice simt = choose(ctx, problem(DataType::f32, DataType::f32, 7, 13, 4099), ws);
+  ASSERT_EQ(simt.family, Family::simt);
+  EXPECT_EQ(simt.simt.splits, 86);
+  SimtConfig asked = simt.simt;
+  asked.splits = 128;
+  EXPECT_EQ(simt_slices(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked), 86);
+  asked.splits = 1;
+  EXPECT_EQ(simt_slices(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked), 1);
 }
 
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would

@@ -17,6 +17,7 @@
 #include "kernels/library/epilogue.cuh"
 #include "kernels/library/operand_copy.hpp"
 #include "kernels/library/simt_table.hpp"
+#include "kernels/library/split_k.hpp"
 #include "kernels/library/transpose.hpp"
 
 namespace gemmlab::detail {
@@ -144,8 +145,13 @@ std::size_t tail_bytes(const fp32::StreamKTail& t, const SimtConfig& c) {
   return t.tiles > 0 ? std::size_t(t.slots()) * std::size_t(c.tile_m) * std::size_t(c.tile_n) * sizeof(float) : 0;
 }
 
+// Split-K's slices as they run: the k-tiles shared out so that none is empty (128 asked of K = 4099's
+// 257 k-tiles run as 86 of 3), as the tensor-core kernels share them (split_k.hpp).
+SplitK split_of(const Problem& p, const SimtConfig& c) { return split_k_slices(p.k, c.splits, kBK); }
+
 std::size_t split_bytes(const Problem& p, const SimtConfig& c) {
-  return c.splits > 1 ? std::size_t(c.splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
+  const int splits = split_of(p, c).splits;
+  return splits > 1 ? std::size_t(splits) * std::size_t(p.batch) * std::size_t(p.m) * std::size_t(p.n) * sizeof(float) : 0;
 }
 
 // SimtConfig::copy_b: B copied N-major into the workspace before the main loop, where the main
@@ -293,6 +299,8 @@ std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, co
   return reject_with(p, c, state, find_entry(p, c));
 }
 
+int simt_slices(const Problem& p, const SimtConfig& c) { return c.splits > 1 ? split_of(p, c).splits : c.splits; }
+
 std::size_t simt_workspace_bytes(const Problem& p, const SimtConfig& c, const DeviceState& state) {
   if (c.splits > 1) return split_bytes(p, c);
   const Problem q = launched(p, c);
@@ -331,7 +339,7 @@ std::optional<SimtLaunchShape> simt_launch_shape(const Problem& problem, const S
     s.grid_x = unsigned(tail.blocks);
   } else {
     s.kernel = e->kernel;
-    s.grid_x = unsigned(whole), s.grid_y = unsigned(p.batch), s.grid_z = unsigned(std::max(1, c.splits));
+    s.grid_x = unsigned(whole), s.grid_y = unsigned(p.batch), s.grid_z = unsigned(split_of(p, c).splits);
   }
   return s;
 }
@@ -350,11 +358,11 @@ void launch_direct(const Problem& p, const SimtConfig& c, const LaunchEnv& env, 
   // The instantiation's epilogue, not the problem's: a packed problem whose configuration the
   // ladder's table lacks runs the general epilogue's (find_entry), which takes the general arguments.
   const int epi = e.epi;
-  const int splits = std::max(1, c.splits);
+  const SplitK split = split_of(p, c);
+  const int splits = split.splits;
   const int K = int(p.k);
   // Each split takes a whole number of BK-deep tiles.
-  const int k_tiles = int(cdiv(K, kBK));
-  const int k_per_split = int(cdiv(k_tiles, splits)) * kBK;
+  const int k_per_split = (splits > 1 ? split.k_tiles : int(cdiv(K, kBK))) * kBK;
   if (split_bytes(p, c) > env.scratch.bytes)
     throw Error(fmt::format("simt kernel: split-K needs {} bytes of workspace, the call has {}", split_bytes(p, c),
                             env.scratch.bytes));
@@ -594,7 +602,7 @@ double simt_wave_fill(const Problem& problem, const SimtConfig& c, const DeviceS
   const SimtEntry* e = find_entry(p, c);
   if (!e || plan_tail(p, c, state, *e).tiles > 0) return 1.0;
   const std::int64_t resident = std::max<std::int64_t>(1, resident_blocks(c, state, *e));
-  const std::int64_t blocks = tile_count(p, c) * p.batch * std::max(1, c.splits);
+  const std::int64_t blocks = tile_count(p, c) * p.batch * split_of(p, c).splits;
   return double(blocks) / double(cdiv(blocks, resident) * resident);
 }
 

@@ -54,6 +54,9 @@ std::optional<std::string> simt_reject(const Problem& p, const SimtConfig& c, co
 // a time (a K-major B, or N-major lines that are not 16-byte aligned or have n % 4 != 0).
 bool simt_copies_b(const Problem& p, const SimtConfig& c);
 
+// The split-K slices c runs p in: c.splits, less the slices no k-tile would be left for (128 asked
+// of K = 4099's 257 16-deep k-tiles run as 86 of 3).
+int simt_slices(const Problem& p, const SimtConfig& c);
 // Scratch the launch uses: split-K's partial sums ([batch][splits][m][n]), or B's N-major copy
 // (copy_b) and the stream-K tail's partial sums (a slot of tile_m x tile_n per piece); 0 without
 // any. launch_simt drops a tail whose slots do not fit the workspace it is given (whole tiles only
