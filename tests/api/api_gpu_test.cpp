@@ -725,6 +725,47 @@ TEST_P(ApiTyped, CopiedBGivesBitwiseTheSameD) {
   }
 }
 
+// The FP32 kernel's split-K runs the slices that hold k-tiles: 7 x 13 x 4099 has 257 k-tiles of 16,
+// so 100 or 128 slices asked run as 86 of 3 (as 86 asked do) and 300 as 257 of 1 (as 257 do), each
+// pair bitwise the same D, right against the reference (bias, GELU, beta with C = D), and in a
+// workspace of just the partial sums of the slices that run.
+TEST_P(ApiTyped, CudaCoreSplitKRunsTheSlicesThatHoldKTiles) {
+  if (base().ab != DataType::f32 || base().compute != Compute::f32) GTEST_SKIP() << "the FP32 CUDA-core kernel's split";
+  GemmCase gc = sized(base(), {7, 13, 4099});
+  gc.bias = BiasKind::per_column, gc.act = Activation::gelu_tanh;
+  gc.beta = 0.5, gc.c_is_d = true;
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(fmt::format("{} (seed {})", gc.name(), seed));
+  const GemmSetup st = make_setup(gc, seed, stream());
+  st.prepare_d(stream());
+  const Reference ref = apiref::reference(st.g, gc.alpha, gc.beta, stream());
+  const Tolerance tol = apiref::tolerance_for(gc.ab, gc.cd, gc.compute);
+  const detail::Problem p = detail::normalize(st.g);
+  const detail::LaunchEnv whole_env = launch_env(ctx(), stream());
+  detail::Choice c = detail::choose(ctx().impl(), p, whole_env.scratch.bytes);
+  ASSERT_EQ(c.family, detail::Family::simt) << detail::describe(c, p).kernel;
+  c.simt.stream_k = 0;
+  for (const auto& [runs, asked] : {std::pair{86, std::vector<int>{86, 100, 128}}, std::pair{257, std::vector<int>{257, 300}}}) {
+    const std::size_t partials = std::size_t(runs) * 7 * 13 * sizeof(float);
+    Workspace exact(ctx(), partials);
+    const detail::LaunchEnv env = launch_env(ctx(), stream(), &exact);
+    std::vector<unsigned char> first;
+    for (const int splits : asked) {
+      c.simt.splits = splits;
+      SCOPED_TRACE(fmt::format("{} slices asked", splits));
+      EXPECT_EQ(detail::simt_slices(p, c.simt), runs);
+      EXPECT_EQ(detail::simt_workspace_bytes(p, c.simt, ctx().impl().device), partials);
+      st.prepare_d(stream());
+      detail::execute(c, p, env);
+      const OutputCheck chk = apiref::check_output(st.d, ref, tol, stream());
+      EXPECT_TRUE(chk.passed()) << chk.summary();
+      const std::vector<unsigned char> d = st.d.download(stream());
+      if (first.empty()) first = d;
+      else EXPECT_TRUE(d == first) << "D differs from that of " << runs << " slices asked";
+    }
+  }
+}
+
 // The 16-bit kernel's 192 x 96 tiles (three consumer warpgroups, B in boxes of 32 columns or rows,
 // D stored in boxes of 32 columns): every layout of A and B, D row- and column-major, over ragged
 // edges (2056 x 1496: 11 x 16 tiles, the last row of tiles 136 rows deep, the last column 56

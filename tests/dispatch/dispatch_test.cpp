@@ -652,6 +652,9 @@ TEST(DispatchCandidates, SplitCountsAreTheSlicesThatRun) {
   SimtConfig asked = simt.simt;
   asked.splits = 128;
   EXPECT_EQ(simt_slices(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked), 86);
+  // and its workspace holds the partial sums of those 86, not of 128
+  EXPECT_EQ(simt_workspace_bytes(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked, ctx.device),
+            std::size_t(86) * 7 * 13 * sizeof(float));
   asked.splits = 1;
   EXPECT_EQ(simt_slices(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked), 1);
 }
