@@ -567,6 +567,7 @@ std::optional<Choice> simt_candidate(const ContextImpl& ctx, const Problem& p, c
   c.family = Family::simt;
   c.simt = cfg;
   c.workspace_bytes = std::min(simt_workspace_bytes(p, cfg, ctx.device), workspace_bytes);
+  note_launch(c, p, ctx.device, workspace_bytes);
   return c;
 }
 
@@ -585,7 +586,18 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
       if (auto c = sm90_candidate(ctx, p, cfg, workspace_bytes)) out.push_back(*c);
   for (const SimtConfig& cfg : simt_configs())
     if (!tail_breaks_invariance(cfg.stream_k))
-      if (auto c = simt_candidate(ctx, p, cfg, workspace_bytes)) out.push_back(*c);
+      if (auto c = simt_candidate(ctx, p, cfg, workspace_bytes)) {
+        // Counts that run as the same slices (note_launch: 8, 16 and 32 asked of K's 7 k-tiles all
+        // run 7) are one candidate. (The tensor-core kernels refuse more slices than k-tiles, and
+        // their grid's counts share out differently wherever they are offered.)
+        const auto same = [&](const Choice& o) {
+          const SimtConfig &x = o.simt, &y = c->simt;
+          return o.family == Family::simt && x.tile_m == y.tile_m && x.tile_n == y.tile_n && x.thread_m == y.thread_m &&
+                 x.stages == y.stages && x.group_m == y.group_m && x.splits == y.splits && x.stream_k == y.stream_k &&
+                 x.copy_b == y.copy_b;
+        };
+        if (std::none_of(out.begin(), out.end(), same)) out.push_back(*c);
+      }
   if (skinny_shape(p))
     for (const SkinnyConfig& cfg : skinny_configs()) {
       if (skinny_reject(p, cfg, ctx.device, workspace_bytes)) continue;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -657,6 +658,31 @@ TEST(DispatchCandidates, SplitCountsAreTheSlicesThatRun) {
             std::size_t(86) * 7 * 13 * sizeof(float));
   asked.splits = 1;
   EXPECT_EQ(simt_slices(problem(DataType::f32, DataType::f32, 7, 13, 4099), asked), 1);
+  // The same with the GPU test's epilogue (ApiTyped.CudaCoreSplitKRunsTheSlicesThatHoldKTiles):
+  // a per-column bias, GELU and beta with C = D.
+  Problem fused = problem(DataType::f32, DataType::f32, 7, 13, 4099);
+  fused.beta = 0.5f, fused.c = fused.d, fused.ldc = fused.ldd;
+  fused.bias_kind = BiasKind::per_column, fused.bias = reinterpret_cast<const void*>(std::uintptr_t(4) << 40);
+  fused.act = Activation::gelu_tanh;
+  const Choice fused_pick = choose(ctx, fused, ws);
+  ASSERT_EQ(fused_pick.family, Family::simt);
+  EXPECT_EQ(fused_pick.simt.splits, 86);
+  // tune's neighbours of 86 name what runs too: 43 of 6 k-tiles, and 172 asked as 129 of 2.
+  std::set<int> neighbours;
+  for (const Choice& c : split_neighbours(ctx, fused, fused_pick, ws)) neighbours.insert(c.simt.splits);
+  EXPECT_EQ(neighbours, (std::set<int>{43, 129}));
+  // Counts that run as the same slices are one candidate: of K = 100's 7 k-tiles, 8, 16 and 32
+  // asked all run 7, and tune times them once.
+  const Problem short_fp32 = problem(DataType::f32, DataType::f32, 7, 13, 100);
+  std::set<std::string> launches;
+  int simt_candidates = 0;
+  for (const Choice& c : candidates(ctx, short_fp32, ws))
+    if (c.family == Family::simt) {
+      ++simt_candidates;
+      launches.insert(describe(c, short_fp32).config);
+    }
+  EXPECT_GT(simt_candidates, 1);
+  EXPECT_EQ(std::size_t(simt_candidates), launches.size());
 }
 
 // 64 x 64 tiles for m <= 64 (a 128-row tile would be half padding) and where 128 x 64 tiles would
