@@ -66,16 +66,23 @@ void fill(const ApiOptions& o, G& g) {
 }  // namespace
 
 void ApiOptions::add_to(CLI::App& app) {
-  app.add_option("--precision", precision, "operands: fp32, tf32 (FP32 operands, TF32 allowed), bf16, fp16")
-      ->capture_default_str();
-  app.add_option("--output", output, "D's type: f32, or same (the operands' type)")->capture_default_str();
-  app.add_option("--layout", layout, "op(A) op(B) of row-major operands: NN, NT, TN, TT")->capture_default_str();
-  app.add_option("--d-order", d_order, "D (and C) storage: row or col")->capture_default_str();
-  app.add_option("--batch", batch, "strided batch items")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 31));
-  app.add_option("--groups", groups, "grouped GEMM: m split into this many equal groups")->check(CLI::Range(0, 1 << 20));
-  app.add_option("--bias", bias, "fused bias: none, row (per row of D), col (per column)")->capture_default_str();
-  app.add_option("--activation", activation, "fused activation: none, relu, gelu, silu")->capture_default_str();
-  app.add_option("--determinism", determinism, "reproducible, batch_invariant or fast")->capture_default_str();
+  options_ = {
+      app.add_option("--precision", precision, "operands: fp32, tf32 (FP32 operands, TF32 allowed), bf16, fp16")
+          ->capture_default_str(),
+      app.add_option("--output", output, "D's type: f32, or same (the operands' type)")->capture_default_str(),
+      app.add_option("--layout", layout, "op(A) op(B) of row-major operands: NN, NT, TN, TT")->capture_default_str(),
+      app.add_option("--d-order", d_order, "D (and C) storage: row or col")->capture_default_str(),
+      app.add_option("--batch", batch, "strided batch items")->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 31)),
+      app.add_option("--groups", groups, "grouped GEMM: m split into this many equal groups")->check(CLI::Range(0, 1 << 20)),
+      app.add_option("--bias", bias, "fused bias: none, row (per row of D), col (per column)")->capture_default_str(),
+      app.add_option("--activation", activation, "fused activation: none, relu, gelu, silu")->capture_default_str(),
+      app.add_option("--determinism", determinism, "reproducible, batch_invariant or fast")->capture_default_str()};
+}
+
+std::string ApiOptions::first_given() const {
+  for (const CLI::Option* opt : options_)
+    if (opt->count() > 0) return opt->get_name();
+  return "";
 }
 
 void ApiOptions::describe(Gemm& g) const {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -26,12 +27,17 @@ struct ApiOptions {
   std::string determinism = "reproducible";
 
   void add_to(CLI::App& app);
+  // The first of these options given on the command line ("--layout"), or empty if none was.
+  std::string first_given() const;
   // Fills everything but the pointers, shape and leading dimensions (packed). Throws Error naming
   // the option on a bad value.
   void describe(Gemm& g) const;
   void describe(GroupedGemm& g) const;
   std::string summary() const;  // "bf16 -> f32, layout NN, batch 8, bias+gelu"
   std::string epilogue_summary() const;  // "bias(col)+gelu", or empty without an epilogue
+
+ private:
+  std::vector<CLI::Option*> options_;
 };
 
 }  // namespace gemmlab::cli

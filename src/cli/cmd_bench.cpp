@@ -16,6 +16,9 @@
 //   heldout   the same on shapes drawn at random from the suite's kinds (sweep/suite.hpp
 //             held_out_shapes, --heldout-seed, --heldout-count), none of them a suite shape: the
 //             check that what holds on the suite holds on shapes nothing was tuned to
+//   call      one call described on the command line (-m -n -k or --size, --precision, --layout,
+//             --d-order, --batch or --groups, --bias, --activation, --determinism): the suite a user
+//             runs on their own problem; the L2 flushed where the shape is memory-bound (--l2)
 //   epilogue  4096^3 (or each of --epilogue-sizes) with a fused bias + GELU against the same call
 //             without it, in each precision,
 //             next to cuBLASLt's GELU_BIAS against its plain call; in BF16 also the epilogue's parts
@@ -27,6 +30,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/api_options.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/present.hpp"
@@ -56,7 +60,34 @@ struct BenchOptions {
   double shape_seconds = 1.0;  // timed time per side and shape in the shapes and heldout suites
   unsigned heldout_seed = 1;
   int heldout_count = 30;
+  // The call suite: one problem described as `gemmlab explain` takes it.
+  ShapeOptions call_shape;
+  ApiOptions call;
+  std::string l2 = "auto";  // auto (flushed where memory-bound), hot or cold
 };
+
+// Checks the options before the GPU is opened, so that a mistake is named even where there is
+// none; fills in the call suite where a problem is given and no suite is named.
+void resolve_suites(BenchOptions& o, bool suites_given) {
+  static const std::vector<std::string> kSuites{"layouts", "squares", "batched", "grouped", "call", "epilogue", "shapes", "heldout"};
+  for (const std::string& s : o.suites)
+    if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
+      throw Error(fmt::format("--suite: '{}' is not one of {}", s, fmt::join(kSuites, ", ")));
+  const bool problem = o.call_shape.given();
+  if (problem && !suites_given) o.suites = {"call"};
+  const bool call = std::find(o.suites.begin(), o.suites.end(), "call") != o.suites.end();
+  if (call && !problem) throw Error("--suite call: give the problem's size, --size N or -m M -n N -k K");
+  if (!call && problem) throw Error("-m, -n, -k and --size describe the call suite's problem: add --suite call");
+  if (const std::string opt = o.call.first_given(); !call && !opt.empty())
+    throw Error(fmt::format("{} describes the call suite's problem: give it with -m M -n N -k K (or --size N)", opt));
+  if (!call) return;
+  o.call_shape.resolve();  // validates
+  Gemm g;
+  o.call.describe(g);  // names a bad --precision, --layout, --bias ...
+  if (o.call.groups > 0 && o.call.batch > 1) throw Error("--groups and --batch: a call is grouped or batched, not both");
+  if (o.call.groups > 0 && o.call.d_order != "row")
+    throw Error("--d-order: grouped GEMM writes a row-major D (the groups are row ranges)");
+}
 
 SuiteTypes types_of(const std::string& p, bool same_out) {
   if (const std::optional<SuiteTypes> t = suite_types(p, same_out)) return *t;
@@ -111,14 +142,7 @@ class Bench {
     b.fill_uniform(11, 2, s);
     const Matrix ai = a.input(), bi = b.input();
     g.a = ai, g.b = bi, g.d = d.output();
-    std::unique_ptr<TestMatrix> bias;
-    if (g.epilogue.bias_kind != BiasKind::none) {
-      const std::int64_t len = g.epilogue.bias_kind == BiasKind::per_row ? g.m : g.n;
-      Layout lbias{g.epilogue.bias_type.value_or(g.d.type), Order::row_major, 1, len};
-      bias = std::make_unique<TestMatrix>(lbias, s);
-      bias->fill_uniform(11, 3, s);
-      g.epilogue.bias = bias->data();
-    }
+    const std::unique_ptr<TestMatrix> bias = bias_for(g, 11);
     const apiref::Reference ref = apiref::reference(g, g.alpha.value, 0.0, s);
     const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
     Gemm g2 = g;
@@ -158,6 +182,7 @@ class Bench {
     GEMMLAB_CUDA(cudaMemcpy(offsets.get(), ends.data(), offsets.bytes(), cudaMemcpyHostToDevice));
     g.a = a.input(), g.b = b.input(), g.d = d.output();
     g.offsets = offsets.as<std::int32_t>();
+    const std::unique_ptr<TestMatrix> bias = bias_for(g, 12);
     const apiref::Reference ref = apiref::reference(g, g.alpha.value, 0.0, s);
     const Tolerance tol = apiref::tolerance_for(g.a.type, g.d.type, g.compute);
     GroupedGemm g2 = g;
@@ -205,6 +230,17 @@ class Bench {
     const apiref::OutputCheck c2 = apiref::check_output(d2, ref, tol, s);
     r.passed = c1.passed(), r.anchor_passed = c2.verification.passed;
     r.check = fmt::format("{}{}", c1.passed() ? "ok" : "FAIL " + c1.summary(), c2.verification.passed ? "" : "; anchor: " + c2.summary());
+  }
+
+  // The epilogue's bias vector (random), where the call has one; points g at it.
+  template <class G>
+  std::unique_ptr<TestMatrix> bias_for(G& g, std::uint64_t seed) {
+    if (g.epilogue.bias_kind == BiasKind::none) return nullptr;
+    const std::int64_t len = g.epilogue.bias_kind == BiasKind::per_row ? g.m : g.n;
+    auto bias = std::make_unique<TestMatrix>(Layout{g.epilogue.bias_type.value_or(g.d.type), Order::row_major, 1, len}, lab_.stream());
+    bias->fill_uniform(seed, 3, lab_.stream());
+    g.epilogue.bias = bias->data();
+    return bias;
   }
 
   static std::string describe_plan(const Plan& p) { return fmt::format("{} {}", p.kernel, p.config); }
@@ -259,9 +295,10 @@ void print_table(const std::vector<Row>& rows, double copy_gbs) {
       nn_ms[r.precision()] = r.ms;
   for (const Row& r : rows) {
     std::string note;
-    // The cases judged by the DRAM roof: the grouped memory-bound case and the shape suites' cold shapes.
+    // The cases judged by the DRAM roof: the grouped memory-bound case, the shape suites' cold
+    // shapes and a call timed cold.
     const bool roofed = (r.suite == "grouped" && r.name.find(" groups,") != std::string::npos) ||
-                        ((r.suite == "shapes" || r.suite == "heldout") && r.cold);
+                        ((r.suite == "shapes" || r.suite == "heldout" || r.suite == "call") && r.cold);
     if (r.suite == "layouts") {
       const auto it = nn_ms.find(r.precision());
       if (it != nn_ms.end()) note = fmt::format("{:.1f}% of NN", 100.0 * it->second / r.ms);
@@ -313,6 +350,34 @@ void print_suite_summary(const std::vector<Row>& rows, double copy_gbs, const st
   t.print(std::cout);
 }
 
+// The call suite's problem, split evenly into groups where --groups asks for them (the API's
+// offsets: each group's end row).
+void call_case(Bench& b, const BenchOptions& o) {
+  const Shape s = o.call_shape.resolve();
+  const bool cold = o.l2 == "cold" || (o.l2 == "auto" && memory_bound(s));
+  const std::string name = fmt::format("{} {}x{}x{}{}", o.call.precision, s.m, s.n, s.k,
+                                       o.call.summary().substr(o.call.precision.size()));
+  try {
+    if (o.call.groups > 0) {
+      GroupedGemm g;
+      o.call.describe(g);
+      g.m = s.m, g.n = s.n, g.k = s.k;
+      std::vector<std::int32_t> ends;
+      for (int i = 1; i <= g.groups; ++i) ends.push_back(std::int32_t(s.m * i / g.groups));
+      b.grouped_case("call", name, g, ends, cold);
+    } else {
+      Gemm g;
+      o.call.describe(g);
+      g.m = s.m, g.n = s.n, g.k = s.k;
+      b.gemm_case("call", name, g, cold);
+    }
+  } catch (const Unsupported& e) {
+    // Mostly the anchor's: a call cuBLAS has no equivalent of (SiLU, a bias cuBLASLt cannot lay
+    // along D, an epilogue on a batched or grouped call). `gemmlab explain` still shows the library's plan.
+    throw Unsupported(fmt::format("--suite call: {}: {}; the call suite times a call against cuBLAS's same call", name, e.what()));
+  }
+}
+
 void bench(const BenchOptions& o) {
   Bench b(o);
   std::vector<std::string> precisions;
@@ -322,10 +387,6 @@ void bench(const BenchOptions& o) {
     if (q > p) precisions.push_back(o.precisions.substr(p, q - p));
   }
   auto wants = [&](const char* s) { return std::find(o.suites.begin(), o.suites.end(), s) != o.suites.end(); };
-  static const std::vector<std::string> kSuites{"layouts", "squares", "batched", "grouped", "epilogue", "shapes", "heldout"};
-  for (const std::string& s : o.suites)
-    if (std::find(kSuites.begin(), kSuites.end(), s) == kSuites.end())
-      throw Error(fmt::format("--suite: '{}' is not one of {}", s, fmt::join(kSuites, ", ")));
   const std::int64_t n = o.layout_size;
   if (wants("layouts")) {
     for (const std::string& p : precisions) {
@@ -369,6 +430,7 @@ void bench(const BenchOptions& o) {
     // What the 8 groups' work takes as one dense GEMM (one B for all rows): the cost of grouping.
     b.gemm_case("grouped", "bf16 dense 16384x4096x7168 NT, one B", dense_call(t, 16384, 4096, 7168, "NT"), false);
   }
+  if (wants("call")) call_case(b, o);
   if (wants("epilogue")) {
     // Each precision's fused bias + GELU against its plain call; in BF16 also the parts one at a
     // time, so that a cost can be traced to one of them.
@@ -407,7 +469,8 @@ void bench(const BenchOptions& o) {
   };
   if (wants("shapes")) shape_cases("shapes", shape_suite());
   if (wants("heldout")) shape_cases("heldout", held_out_shapes(o.heldout_seed, o.heldout_count));
-  const double copy_gbs = wants("grouped") || wants("shapes") || wants("heldout") ? b.copy_bandwidth() : 0;
+  const bool cold_call = std::any_of(b.rows().begin(), b.rows().end(), [](const Row& r) { return r.suite == "call" && r.cold; });
+  const double copy_gbs = wants("grouped") || wants("shapes") || wants("heldout") || cold_call ? b.copy_bandwidth() : 0;
   std::cout << '\n';
   print_table(b.rows(), copy_gbs);
   if (copy_gbs > 0)
@@ -456,10 +519,12 @@ void bench(const BenchOptions& o) {
 void add_bench_command(CLI::App& app) {
   static BenchOptions o;
   auto* cmd = app.add_subcommand("bench", "the library's calls next to cuBLAS / cuBLASLt, case by case (layouts, "
-                                          "squares, batched, grouped, epilogue, shapes, heldout)");
-  cmd->add_option("--suite", o.suites, "suites to run (repeatable): layouts, squares, batched, grouped, epilogue, shapes (the shape "
-                                "suite: minutes; not in the default set), heldout (random shapes of the suite's kinds)")
-      ->capture_default_str();
+                                          "squares, batched, grouped, call, epilogue, shapes, heldout)");
+  auto* suites = cmd->add_option("--suite", o.suites,
+                                 "suites to run (repeatable): layouts, squares, batched, grouped, epilogue, shapes (the shape "
+                                 "suite: minutes; not in the default set), heldout (random shapes of the suite's kinds), call "
+                                 "(the problem given by -m -n -k or --size and the options below; the default when a size is given)")
+                     ->capture_default_str();
   cmd->add_option("--layout-size", o.layout_size, "M = N = K of the layouts suite")->capture_default_str();
   cmd->add_option("--epilogue-sizes", o.epilogue_sizes, "M = N = K of the epilogue suite's cases (repeatable)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(65536)))
@@ -474,7 +539,15 @@ void add_bench_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--json", o.json, "write every case as JSON");
-  cmd->callback([] { bench(o); });
+  o.call_shape.add_to(*cmd);
+  o.call.add_to(*cmd);
+  cmd->add_option("--l2", o.l2, "call suite: auto (flushed between runs where the shape is memory-bound), hot or cold")
+      ->check(CLI::IsMember({"auto", "hot", "cold"}))
+      ->capture_default_str();
+  cmd->callback([suites] {
+    resolve_suites(o, suites->count() > 0);
+    bench(o);
+  });
 }
 
 }  // namespace gemmlab::cli

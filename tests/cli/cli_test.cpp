@@ -132,6 +132,24 @@ TEST(Cli, BenchRejectsBadEpilogueSizes) {
   expect_clean_failure("bench --suite epilogue --epilogue-sizes 4096 --epilogue-sizes x", "--epilogue-sizes");
 }
 
+// The call suite (one problem from the command line) is checked before the GPU is opened: each
+// mistake is named, here as on a machine without a GPU.
+TEST(Cli, BenchCallSuiteNamesItsMistakes) {
+  expect_clean_failure("bench --suite nope", "--suite: 'nope' is not one of layouts, squares, batched, grouped, call");
+  expect_clean_failure("bench --suite call", "--suite call: give the problem's size");
+  expect_clean_failure("bench --suite layouts -m 4 -n 4 -k 4", "-m, -n, -k and --size describe the call suite's problem");
+  expect_clean_failure("bench --layout TN", "--layout describes the call suite's problem");
+  expect_clean_failure("bench --suite squares --bias col", "--bias describes the call suite's problem");
+  expect_clean_failure("bench -m 4 -n 4", "incomplete shape");
+  expect_clean_failure("bench -m 4 -n 0 -k 4", "at least 1");
+  expect_clean_failure("bench -s 64 --layout NX", "--layout: 'NX' is not NN, NT, TN or TT");
+  expect_clean_failure("bench -s 64 --precision fp64", "--precision: 'fp64' is not one of fp32, tf32, bf16, fp16");
+  expect_clean_failure("bench -s 64 --activation tanh", "--activation: 'tanh' is not none, relu, gelu or silu");
+  expect_clean_failure("bench -s 64 --groups 2 --batch 2", "a call is grouped or batched, not both");
+  expect_clean_failure("bench -s 64 --groups 2 --d-order col", "--d-order: grouped GEMM writes a row-major D");
+  expect_clean_failure("bench -s 64 --l2 warm", "--l2");
+}
+
 TEST(Cli, UnreadableNpy) {
   expect_clean_failure("run --kernel seed.naive --input-a /nonexistent/a.npy --input-b /nonexistent/b.npy", "cannot open");
 }

@@ -86,4 +86,40 @@ TEST_F(LabCli, TuneOfTheLibraryTakesAFusedEpilogue) {
   EXPECT_NE(silu.output.find("no cuBLAS anchor"), std::string::npos);
 }
 
+// gemmlab bench on one call described on the command line: checked against float64 beside
+// cuBLAS's same call (cuBLASLt's with a fused epilogue), both timed; a grouped call beside
+// cublasGemmGroupedBatchedEx; a memory-bound shape timed with the L2 flushed, with its share of the
+// DRAM roof; a call cuBLAS cannot make is refused with the reason.
+TEST_F(LabCli, BenchTimesOneCallBesideCublas) {
+  const std::string json = (std::filesystem::temp_directory_path() / "gemmlab_bench_call_test.json").string();
+  struct Case {
+    std::string args, anchor;
+    bool cold;
+  };
+  for (const Case& c : {Case{"-m 37 -n 300 -k 129 --precision bf16 --layout TN --bias col --activation gelu", "GELU_BIAS", false},
+                        Case{"-m 301 -n 96 -k 136 --precision fp16 --output same --layout NT --groups 3", "Grouped", false},
+                        Case{"-m 5 -n 4096 -k 4096 --precision tf32 --d-order col --batch 2", "cublas", true}}) {
+    std::filesystem::remove(json);
+    const CliOutcome o = run_cli("bench " + c.args + " --iters 3 --json " + json);
+    SCOPED_TRACE(o.output);
+    ASSERT_EQ(o.status, 0);
+    const auto results = read_results_file(json)["results"];
+    ASSERT_EQ(results.size(), 1u);
+    const auto& r = results[0];
+    EXPECT_EQ(r["suite"], "call");
+    EXPECT_TRUE(r["passed"].get<bool>());
+    EXPECT_TRUE(r["anchor_passed"].get<bool>());
+    EXPECT_NE(r["anchor"].get<std::string>().find(c.anchor), std::string::npos) << r["anchor"];
+    EXPECT_GT(r["median_ms"].get<double>(), 0.0);
+    EXPECT_GT(r["anchor_median_ms"].get<double>(), 0.0);
+    EXPECT_FALSE(r["plan"].get<std::string>().empty());
+    EXPECT_EQ(r["l2_flushed"].get<bool>(), c.cold);
+    EXPECT_EQ(o.output.find("of DRAM roof") != std::string::npos, c.cold);
+  }
+  std::filesystem::remove(json);
+  const CliOutcome silu = run_cli("bench -s 64 --precision bf16 --activation silu --iters 3");
+  EXPECT_NE(silu.status, 0);
+  EXPECT_NE(silu.output.find("no SiLU epilogue"), std::string::npos) << silu.output;
+}
+
 }  // namespace
