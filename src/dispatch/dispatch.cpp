@@ -590,12 +590,7 @@ std::vector<Choice> candidates(const ContextImpl& ctx, const Problem& p, std::si
         // Counts that run as the same slices (note_launch: 8, 16 and 32 asked of K's 7 k-tiles all
         // run 7) are one candidate. (The tensor-core kernels refuse more slices than k-tiles, and
         // their grid's counts share out differently wherever they are offered.)
-        const auto same = [&](const Choice& o) {
-          const SimtConfig &x = o.simt, &y = c->simt;
-          return o.family == Family::simt && x.tile_m == y.tile_m && x.tile_n == y.tile_n && x.thread_m == y.thread_m &&
-                 x.stages == y.stages && x.group_m == y.group_m && x.splits == y.splits && x.stream_k == y.stream_k &&
-                 x.copy_b == y.copy_b;
-        };
+        const auto same = [&](const Choice& o) { return o.family == Family::simt && o.simt == c->simt; };
         if (std::none_of(out.begin(), out.end(), same)) out.push_back(*c);
       }
   if (skinny_shape(p))

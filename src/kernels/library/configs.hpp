@@ -25,6 +25,8 @@ struct SimtConfig {
   // instead of 4-byte ones. Only for a B the main loop would copy 4 bytes at a time (K-major, or
   // N-major in unaligned rows or with n % 4 != 0) and without split-K; the results are bitwise the same.
   bool copy_b = false;
+
+  bool operator==(const SimtConfig&) const = default;
 };
 
 // The Hopper TF32 kernel (kernels/tensor/hopper_tf32.cuh).
