@@ -78,9 +78,9 @@ struct Variant {
 // Packed row-major NN, one item, C = D (or not read), alpha and beta values, no bias or activation,
 // and D's rows in 16-byte pieces: the ladder's kernel of old serves it as measured. Where D's rows
 // cannot take 16-byte stores (n % 4 != 0, or D off 16 bytes), that kernel's epilogue stores 4 bytes
-// at a time straight from each thread's registers, and ran at half the speed of the general
-// epilogue, whose block writes whole rows through shared memory (docs/kernels/fp32-ladder.md,
-// "The packed epilogue on rows off 16 bytes").
+// at a time straight from each thread's registers, far slower than the general epilogue, whose
+// block writes whole rows through shared memory (docs/kernels/fp32-ladder.md, "The packed epilogue
+// on rows off 16 bytes").
 bool packed(const Problem& p) {
   const bool c_is_d = !p.reads_c() || (p.c == p.d && p.ldc == p.ldd);
   return p.a.k_major && !p.b.k_major && p.batch == 1 && p.a.ld == p.k && p.b.ld == p.n && p.ldd == p.n && c_is_d &&
