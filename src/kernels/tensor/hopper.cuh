@@ -163,6 +163,7 @@ struct HopperConfig {
   static_assert(BN >= 64 || (BM == 64 && kCluster == 1), "32-column tiles have 64 rows and no cluster");
   static_assert(kCluster == 1 || (kCluster == 2 && (kClusterM == 2 ? BN > BM : BM > BN)),
                 "clusters of 2 share the larger operand tile: 2 x 1 with 128 x 256 tiles, 1 x 2 with 256 x 128 or 128 x 64");
+  static_assert(kCluster == 1 || S.warp_specialized, "clusters need the producer warpgroup (its producer_tail)");
   static_assert(!S.grouped || (kCluster == 1 && S.persistent && S.warp_specialized),
                 "grouped launches are persistent, warp-specialised and without clusters");
   static_assert(P == Precision::bf16 || P == Precision::fp16, "the sm_90a kernels take 16-bit operands");
@@ -367,9 +368,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
           const TilePos t = walker.at(u);
           for (int kt = kb; kt < ke; ++kt) produce(it++, t, kt);
         });
+        if constexpr (Cfg::kCluster > 1) producer_tail(empty, S, it);  // peers may still arrive on our barriers
       }
-      __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
-      if constexpr (Cfg::kCluster > 1) cluster_sync();  // peers may still arrive on our barriers
+      // The warp leaves converged where that compiles without a stack frame: ptxas allocates the
+      // registers over the whole kernel, and without this __syncwarp the fused 128 x 128 tiles took a
+      // 16-byte frame, with it the pairs of 128 x 64 tiles with 16-bit D spilled 4 bytes.
+      if constexpr (Cfg::kCluster == 1) __syncwarp();
       return;
     }
     if constexpr (Cfg::kConsumers == 2) setmaxnreg_inc<232>();
@@ -795,7 +799,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   if constexpr (Cfg::kStreamK) raise_pending(args.sk, pending_flag, ctid);
   if constexpr (Cfg::kTmaEpilogue) ring.drain();
-  if constexpr (Cfg::kCluster > 1) cluster_sync();
 }
 
 }  // namespace gemmlab::tc::sm90

@@ -176,9 +176,9 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
           }
         }
       });
+      if constexpr (CLUSTER > 1) producer_tail(empty, S, it);  // peers may still arrive on our barriers
     }
-    __syncwarp();  // the cluster barrier is .aligned: the warp must arrive converged
-    if constexpr (CLUSTER > 1) cluster_sync();  // peers may still arrive on our barriers
+    if constexpr (CLUSTER == 1) __syncwarp();  // as hopper_gemm's producer (its comment says why)
     return;
   }
   setmaxnreg_inc<232>();
@@ -424,7 +424,6 @@ __global__ void __launch_bounds__(Tf32TileOf<BM_>::kThreads, 1)
   });
   raise_pending(args.sk, pending_flag, ctid);
   ring.drain();
-  if constexpr (CLUSTER > 1) cluster_sync();
 }
 
 }  // namespace gemmlab::tc::sm90

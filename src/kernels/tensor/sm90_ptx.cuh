@@ -50,8 +50,14 @@ __device__ __forceinline__ unsigned cluster_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
 }
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+// The cluster's barrier at the pipeline's start. Its arrive is .relaxed: what the peers must see
+// before they arrive on this CTA's barriers or multicast into its stages is the barriers'
+// initialisation, which fence.mbarrier_init.release.cluster publishes (init_pipeline). The default
+// .release arrive compiles to a GPU-wide memory barrier (MEMBAR.ALL.GPU, then ERRBAR), which ncu
+// counted among the largest stalls of pairs of 128 x 64 tiles at BF16 1000^3
+// (docs/kernels/tensor-ladder.md, "The cluster's barriers").
+__device__ __forceinline__ void cluster_sync_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\nbarrier.cluster.wait.aligned;\n" ::: "memory");
 }
 
 // Brings a TMA descriptor (a __grid_constant__ kernel parameter) into the TMA unit's cache before
@@ -158,7 +164,17 @@ __device__ __forceinline__ void init_pipeline(std::uint64_t* full, std::uint64_t
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  if constexpr (CLUSTER > 1) cluster_sync(); else __syncthreads();
+  if constexpr (CLUSTER > 1) cluster_sync_relaxed(); else __syncthreads();
+}
+
+// The producer thread's last waits, in a cluster, in place of a cluster barrier at the kernel's end:
+// the CTA must not exit (and free its shared memory) while a peer's consumers may still arrive on
+// its `empty` barriers, so the producer, having filled `produced` stages in all, waits until every
+// consumer of the cluster has released the last `stages` of them (the earlier ones it waited for
+// before refilling them). Every byte multicast into this CTA's stages has landed by then too: its
+// own consumers waited for each stage to fill.
+__device__ __forceinline__ void producer_tail(std::uint64_t* empty, int stages, int produced) {
+  for (int it = produced; it < produced + stages; ++it) mbar_wait(&empty[it % stages], ((it / stages) & 1) ^ 1);
 }
 
 // A consumer warpgroup (thread ctid of 128) is done with a stage: it arrives on the stage's `empty`
