@@ -62,22 +62,30 @@ struct Schedule {
     return q * h + r * h / helpers;
   }
 
-  // Calls f(unit, k_begin, k_end) for every item of this cluster, in order. STREAM_K = false
-  // compiles the tail out (kernels that never have one).
+  // Calls f(unit, k_begin, k_end) for every item of this cluster, in order: its whole units, then
+  // the tail unit it owns or its range of helper iterations. STREAM_K = false compiles the tail out
+  // (kernels that never have one). f is called from two places, the whole units' loop and the
+  // tail's, so that a kernel's body (its main loop and epilogue, inlined into f) is compiled twice,
+  // not once for each kind of item.
   template <bool STREAM_K, class F>
   GEMMLAB_HD void for_each(F&& f) const {
     for (int u = cluster; u < dp_units; u += clusters) f(u, 0, k_tiles);
     if constexpr (STREAM_K) {
-      if (cluster < tail_units) {
-        f(dp_units + cluster, 0, owner_k);
-      } else if (helper_k > 0 && cluster - tail_units < helpers) {
-        const int h = cluster - tail_units, end = helper_begin(h + 1);
-        for (int i = helper_begin(h); i < end;) {
-          const int unit = dp_units + i / helper_k, kb = owner_k + i % helper_k;
-          const int ke = kb + (end - i) < k_tiles ? kb + (end - i) : k_tiles;
-          f(unit, kb, ke);
-          i += ke - kb;
+      // The owner's item is iteration -1 of an empty range; a helper's are its range's.
+      const int h = cluster - tail_units;
+      int i = -1, end = 0;
+      if (h >= 0) {
+        if (h >= helpers || helper_k == 0) return;
+        i = helper_begin(h), end = helper_begin(h + 1);
+      }
+      while (i < end) {
+        int unit = dp_units + cluster, kb = 0, ke = owner_k;
+        if (i >= 0) {
+          unit = dp_units + i / helper_k, kb = owner_k + i % helper_k;
+          ke = kb + (end - i) < k_tiles ? kb + (end - i) : k_tiles;
         }
+        i = i < 0 ? end : i + (ke - kb);
+        f(unit, kb, ke);
       }
     }
   }
