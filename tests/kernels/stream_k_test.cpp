@@ -148,6 +148,43 @@ TEST(StreamK, ScheduleCoversEveryKTileOnceAndFinishersKnowTheirHelpers) {
       }
 }
 
+// The order of a cluster's items, which for_each documents and the kernels rely on (its TMA loads
+// and the helpers' flags follow it): the whole units first, cluster, cluster + G, ..., then either
+// the owner's tail unit from k-tile 0, or the helper's iterations in order: each item runs to its
+// unit's last k-tile and the next starts the next unit at owner_k; only the last stops earlier.
+TEST(StreamK, EachClustersItemsComeInTheDocumentedOrder) {
+  for (int clusters : {1, 7, 66, 132})
+    for (int units : {1, 66, 133, 256, 1000})
+      for (int k_tiles : {1, 3, 64, 129}) {
+        const TailPlan model = plan_stream_k_tail(units, clusters, k_tiles, TailMode::always);
+        std::vector<TailPlan> plans = {model};
+        if (model.units > 0) plans.push_back({model.units, 1, clusters - model.units});
+        for (const TailPlan& plan : plans)
+          for (int c = 0; c < clusters; ++c) {
+            SCOPED_TRACE(testing::Message() << units << " units, " << k_tiles << " k-tiles, cluster " << c << " of "
+                                            << clusters << ", tail " << plan.units << " owner_k " << plan.owner_k);
+            const Schedule s(units, k_tiles, c, clusters, plan);
+            std::vector<Item> items;
+            s.for_each<true>([&](int u, int kb, int ke) { items.push_back({c, u, kb, ke}); });
+            std::size_t i = 0;
+            for (int u = c; u < units - plan.units; u += clusters, ++i) {
+              ASSERT_LT(i, items.size());
+              EXPECT_TRUE(items[i].unit == u && items[i].kb == 0 && items[i].ke == k_tiles) << "whole unit " << u;
+            }
+            if (c < plan.units) {  // an owner: its tail unit, from k-tile 0, last
+              ASSERT_EQ(items.size(), i + 1);
+              EXPECT_TRUE(items[i].unit == units - plan.units + c && items[i].kb == 0 && items[i].ke == plan.owner_k);
+              continue;
+            }
+            for (; i + 1 < items.size(); ++i) {  // a helper: each item continues the one before
+              const Item &a = items[i], &b = items[i + 1];
+              EXPECT_EQ(a.ke, k_tiles) << "item " << i << " stops inside its unit but is not the last";
+              EXPECT_TRUE(b.unit == a.unit + 1 && b.kb == plan.owner_k) << "item " << i + 1;
+            }
+          }
+      }
+}
+
 TEST(StreamK, WithoutATailEveryUnitIsWhole) {
   const std::vector<Item> items = items_of(512, 64, 128, TailPlan{});
   EXPECT_EQ(items.size(), 512u);
